@@ -1,0 +1,1 @@
+//! The ide-mcp servers, with no JNI.
