@@ -1,1 +1,337 @@
-//! (in progress)
+//! Strict JSON parsing into [`serde_json::Value`].
+//!
+//! Stricter than `serde_json::from_slice` in one way that matters for security: an
+//! object with a repeated key is rejected. `serde_json` keeps the last occurrence
+//! silently, while other parsers keep the first; if a policy check and a tool handler
+//! ever read the same bytes with different parsers they would see different arguments.
+//! Rejecting duplicates removes the ambiguity.
+//!
+//! Nesting is capped at [`MAX_DEPTH`] so a hostile document cannot exhaust the stack;
+//! invalid UTF-8 and lone surrogate escapes are rejected as `serde_json` rejects them.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting of arrays and objects accepted: a top-level container is at
+/// depth 1. `serde_json` itself stops at 128, so the limit is enforced here first,
+/// with an error that says what happened.
+pub const MAX_DEPTH: usize = 100;
+
+/// What kind of rule a document broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonErrorKind {
+    /// Not JSON: bad syntax, invalid UTF-8, a lone surrogate, trailing characters,
+    /// a number out of range.
+    Syntax,
+    /// The input ended before the document did.
+    Eof,
+    /// An object has the same key twice.
+    DuplicateKey,
+    /// Arrays and objects are nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+/// Why bytes were not accepted as JSON, with the position where it was noticed.
+#[derive(Debug)]
+pub struct JsonError {
+    kind: JsonErrorKind,
+    inner: serde_json::Error,
+}
+
+impl JsonError {
+    /// What kind of rule was broken.
+    pub fn kind(&self) -> JsonErrorKind {
+        self.kind
+    }
+
+    /// The 1-based line where the problem was noticed.
+    pub fn line(&self) -> usize {
+        self.inner.line()
+    }
+
+    /// The 1-based column where the problem was noticed.
+    pub fn column(&self) -> usize {
+        self.inner.column()
+    }
+}
+
+impl fmt::Display for JsonError {
+    /// `serde_json`'s message, which already ends with "at line L column C".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.inner, f)
+    }
+}
+
+impl std::error::Error for JsonError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.inner)
+    }
+}
+
+/// Parses one JSON document, rejecting duplicate keys and nesting deeper than
+/// [`MAX_DEPTH`]. Whitespace around the document is allowed; anything else after it
+/// is not.
+pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
+    let violation = Cell::new(None);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result = StrictValue {
+        depth: 0,
+        violation: &violation,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    result.map_err(|inner| {
+        let kind = violation.get().unwrap_or(if inner.is_eof() {
+            JsonErrorKind::Eof
+        } else {
+            JsonErrorKind::Syntax
+        });
+        JsonError { kind, inner }
+    })
+}
+
+/// Serialises a value as compact JSON bytes.
+pub fn to_vec(value: &Value) -> Vec<u8> {
+    // A `Value` always has string keys and finite numbers, the only things that can
+    // make serialisation into memory fail.
+    serde_json::to_vec(value).expect("a serde_json::Value always serialises")
+}
+
+/// Serialises a value as a compact JSON string.
+pub fn to_string(value: &Value) -> String {
+    value.to_string()
+}
+
+/// A seed that builds a [`Value`] while enforcing the strict rules.
+///
+/// The rule that failed is recorded in `violation`, because the error that travels
+/// back through `serde_json` is a plain custom error with the position attached.
+#[derive(Clone, Copy)]
+struct StrictValue<'a> {
+    /// How many containers enclose the value about to be read.
+    depth: usize,
+    violation: &'a Cell<Option<JsonErrorKind>>,
+}
+
+impl StrictValue<'_> {
+    /// The seed for a member of the container being visited.
+    fn nested<E: de::Error>(self) -> Result<Self, E> {
+        let depth = self.depth + 1;
+        if depth > MAX_DEPTH {
+            self.violation.set(Some(JsonErrorKind::TooDeep));
+            return Err(E::custom(format_args!(
+                "nesting deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        Ok(Self { depth, ..self })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        // JSON text cannot spell NaN or infinity and `serde_json` rejects overflowing
+        // literals, so this only guards against a future change there.
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number is not finite"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let member = self.nested()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(member)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let member = self.nested()?;
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                self.violation.set(Some(JsonErrorKind::DuplicateKey));
+                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+            }
+            let value = map.next_value_seed(member)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(input: &[u8]) -> JsonErrorKind {
+        parse_strict(input).unwrap_err().kind()
+    }
+
+    fn nested(depth: usize) -> String {
+        "[".repeat(depth) + &"]".repeat(depth)
+    }
+
+    #[test]
+    fn parses_ordinary_documents_like_serde_json() {
+        let input = br#"{"b":[1,-2,3.5,"x",true,null,{}],"a":{"c":18446744073709551615}}"#;
+        let strict = parse_strict(input).unwrap();
+        let loose: Value = serde_json::from_slice(input).unwrap();
+        assert_eq!(strict, loose);
+    }
+
+    #[test]
+    fn keeps_member_order() {
+        let value = parse_strict(br#"{"z":1,"a":2,"m":3}"#).unwrap();
+        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "a", "m"]);
+    }
+
+    #[test]
+    fn scalars_at_top_level_are_accepted() {
+        assert_eq!(parse_strict(b" 42 ").unwrap(), json!(42));
+        assert_eq!(parse_strict(b"\"s\"").unwrap(), json!("s"));
+        assert_eq!(parse_strict(b"null").unwrap(), Value::Null);
+    }
+
+    #[test]
+    fn duplicate_key_at_top_level_is_rejected() {
+        assert_eq!(kind(br#"{"a":1,"a":2}"#), JsonErrorKind::DuplicateKey);
+    }
+
+    #[test]
+    fn duplicate_key_deep_inside_is_rejected() {
+        let input = br#"{"x":[{"y":{"ok":1}},{"y":{"dup":1,"other":2,"dup":3}}]}"#;
+        let err = parse_strict(input).unwrap_err();
+        assert_eq!(err.kind(), JsonErrorKind::DuplicateKey);
+        assert!(err.to_string().contains("duplicate key `dup`"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_key_spelled_with_an_escape_is_rejected() {
+        assert_eq!(kind(br#"{"a":1,"\u0061":2}"#), JsonErrorKind::DuplicateKey);
+    }
+
+    #[test]
+    fn same_key_in_sibling_objects_is_fine() {
+        assert!(parse_strict(br#"[{"a":1},{"a":2}]"#).is_ok());
+    }
+
+    #[test]
+    fn duplicate_key_error_has_line_and_column() {
+        let err = parse_strict(b"{\n  \"a\": 1,\n  \"a\": 2\n}").unwrap_err();
+        assert_eq!(err.line(), 3);
+        assert!(err.column() > 0);
+        assert!(err.to_string().contains("line 3 column"), "{err}");
+    }
+
+    #[test]
+    fn nesting_at_the_limit_is_accepted() {
+        assert!(parse_strict(nested(MAX_DEPTH).as_bytes()).is_ok());
+        let objects = "{\"a\":".repeat(MAX_DEPTH - 1) + "{}" + &"}".repeat(MAX_DEPTH - 1);
+        assert!(parse_strict(objects.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_rejected() {
+        assert_eq!(
+            kind(nested(MAX_DEPTH + 1).as_bytes()),
+            JsonErrorKind::TooDeep
+        );
+    }
+
+    #[test]
+    fn nesting_ten_thousand_deep_is_rejected_without_crashing() {
+        assert_eq!(kind(nested(10_000).as_bytes()), JsonErrorKind::TooDeep);
+        let unclosed = "{\"a\":".repeat(10_000);
+        assert_eq!(kind(unclosed.as_bytes()), JsonErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_string_is_rejected() {
+        assert_eq!(kind(b"\"\xff\""), JsonErrorKind::Syntax);
+        assert_eq!(kind(b"{\"k\xc3\":1}"), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn invalid_utf8_outside_strings_is_rejected() {
+        assert_eq!(kind(b"[1,\xe2\x80\xa8]"), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn lone_surrogate_escape_is_rejected() {
+        assert_eq!(kind(br#""\ud800""#), JsonErrorKind::Syntax);
+        assert_eq!(kind(br#"{"\udc00":1}"#), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn surrogate_pair_escape_is_accepted() {
+        assert_eq!(parse_strict(br#""\ud83d\ude00""#).unwrap(), json!("😀"));
+    }
+
+    #[test]
+    fn trailing_characters_are_rejected() {
+        assert_eq!(kind(b"{} {}"), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn truncated_document_is_eof() {
+        assert_eq!(kind(br#"{"a":[1,"#), JsonErrorKind::Eof);
+        assert_eq!(kind(b""), JsonErrorKind::Eof);
+    }
+
+    #[test]
+    fn overflowing_number_is_rejected() {
+        assert_eq!(kind(b"1e400"), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn to_vec_is_compact_and_ordered() {
+        let value = parse_strict(br#"{ "b" : 1 , "a" : [ ] }"#).unwrap();
+        assert_eq!(to_vec(&value), br#"{"b":1,"a":[]}"#);
+        assert_eq!(to_string(&value), r#"{"b":1,"a":[]}"#);
+    }
+}
