@@ -1,0 +1,895 @@
+//! The decoder: a single forward pass over the lines, building values with an
+//! explicit stack of open containers instead of recursion.
+//!
+//! Objects and list-form arrays that span lines are frames on the stack; rows of
+//! tabular arrays, keyed tables and inline arrays hold only primitives and are
+//! decoded in place. The stack never grows past `max_depth`, and nothing is
+//! recursive, so input of any shape decodes (or fails) on any thread stack.
+//!
+//! Duplicate keys are rejected in strict and non-strict mode alike: two readers
+//! of the same document must never see different values for one key.
+
+use serde_json::{Map, Value};
+
+use super::error::DecodeError;
+use super::header::{
+    find_unquoted, find_unquoted2, parse_header, trim_spaces, FieldOp, Fields, Header,
+};
+use super::number::decode_number;
+use super::options::{DecodeOptions, Delimiter};
+use super::quote::decode_quoted;
+use super::scan::{Line, Lines};
+
+/// Where a finished container goes.
+enum Slot {
+    Root,
+    /// Into the enclosing object, under this key (line and byte offset for a duplicate error).
+    Key(String, Line, usize),
+    /// Appended to the enclosing list.
+    Push,
+}
+
+enum Frame {
+    Object {
+        map: Map<String, Value>,
+        slot: Slot,
+        /// Lines shallower than this end the object.
+        min_depth: usize,
+        /// The depth its fields sit at; learnt from the first field when `None`.
+        field_depth: Option<usize>,
+    },
+    List {
+        items: Vec<Value>,
+        slot: Slot,
+        /// Depth of the header line; items sit deeper.
+        base_depth: usize,
+        item_depth: usize,
+        declared: usize,
+        header: Line,
+        first_item_line: Option<usize>,
+    },
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    lines: Lines<'t>,
+    strict: bool,
+    max_depth: usize,
+    frames: Vec<Frame>,
+    result: Option<Value>,
+    /// Reused buffer for the cells of one row.
+    cells: Vec<Value>,
+}
+
+pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
+    if options.indent == 0 {
+        return Err(DecodeError::new(1, 1, "indent must be at least 1"));
+    }
+    let mut parser = Parser {
+        text,
+        lines: Lines::new(text, options.indent, options.strict),
+        strict: options.strict,
+        max_depth: options.max_depth,
+        frames: Vec::new(),
+        result: None,
+        cells: Vec::new(),
+    };
+    parser.document()
+}
+
+impl<'t> Parser<'t> {
+    // ----- errors -----
+
+    fn error_at(&self, line: &Line, offset: usize, message: impl Into<String>) -> DecodeError {
+        let offset = offset.clamp(line.start, self.text.len());
+        let column = self
+            .text
+            .get(line.start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        DecodeError::new(line.number, column, message)
+    }
+
+    fn error_line(&self, line: &Line, message: impl Into<String>) -> DecodeError {
+        self.error_at(line, line.content, message)
+    }
+
+    fn over_indented(&self, line: &Line, expected: usize) -> DecodeError {
+        self.error_line(
+            line,
+            format!(
+                "over-indented line: expected depth {expected}, found {}",
+                line.depth
+            ),
+        )
+    }
+
+    fn content(&self, line: &Line) -> &'t str {
+        &self.text[line.content..line.end]
+    }
+
+    /// Containers opened at the current position would sit at this nesting level.
+    fn check_nesting(&self, line: &Line, extra: usize) -> Result<(), DecodeError> {
+        if self.frames.len() + extra > self.max_depth {
+            return Err(self.error_line(
+                line,
+                format!("nesting deeper than the limit of {}", self.max_depth),
+            ));
+        }
+        Ok(())
+    }
+
+    fn header_at(&self, line: &Line, offset: usize) -> Result<Option<Header>, DecodeError> {
+        let content = &self.text[offset..line.end];
+        let group_limit = self.max_depth.saturating_sub(self.frames.len());
+        let mut header = parse_header(content, group_limit)
+            .map_err(|(at, message)| self.error_at(line, offset + at, message))?;
+        // Make the inline range absolute, like every other offset here.
+        if let Some(header) = header.as_mut() {
+            header.inline = header
+                .inline
+                .map(|(start, end)| (offset + start, offset + end));
+        }
+        Ok(header)
+    }
+
+    // ----- document -----
+
+    fn document(&mut self) -> Result<Value, DecodeError> {
+        let Some(first) = self.lines.peek()? else {
+            return Ok(Value::Object(Map::new()));
+        };
+        if first.depth != 0 {
+            return Err(self.over_indented(&first, 0));
+        }
+        let content = self.content(&first);
+        if content == "[]" {
+            self.lines.next()?;
+            self.check_nesting(&first, 1)?;
+            return self.finish_root(Value::Array(Vec::new()));
+        }
+        if content.starts_with('[') {
+            if let Some(header) = self.header_at(&first, first.content)? {
+                self.lines.next()?;
+                if let Some(value) = self.array_from_header(header, &first, 0, Slot::Root)? {
+                    return self.finish_root(value);
+                }
+                self.run()?;
+                let value = self.result.take().unwrap_or(Value::Null);
+                return self.finish_root(value);
+            }
+        }
+        self.lines.next()?;
+        let following = self.lines.peek()?;
+        let has_colon = find_unquoted(content.as_bytes(), b':', 0).is_some();
+        if !has_colon {
+            match following {
+                None => return self.primitive(&first, first.content, first.end),
+                Some(next) if next.depth == 0 => {
+                    return Err(self.error_line(
+                        &first,
+                        "a document with several lines must start with a key-value or array header line",
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        self.check_nesting(&first, 1)?;
+        self.frames.push(Frame::Object {
+            map: Map::new(),
+            slot: Slot::Root,
+            min_depth: 0,
+            field_depth: Some(0),
+        });
+        self.field_line(&first, first.content, 0)?;
+        self.run()?;
+        Ok(self.result.take().unwrap_or(Value::Null))
+    }
+
+    /// Nothing may follow a root array or primitive: input is never silently dropped.
+    fn finish_root(&mut self, value: Value) -> Result<Value, DecodeError> {
+        if let Some(extra) = self.lines.peek()? {
+            return Err(self.error_line(&extra, "unexpected content after the document root"));
+        }
+        Ok(value)
+    }
+
+    // ----- the frame loop -----
+
+    fn run(&mut self) -> Result<(), DecodeError> {
+        while let Some(frame) = self.frames.last_mut() {
+            match frame {
+                Frame::Object {
+                    min_depth,
+                    field_depth,
+                    ..
+                } => {
+                    let min_depth = *min_depth;
+                    let line = match self.lines.peek()? {
+                        Some(line) if line.depth >= min_depth => line,
+                        _ => {
+                            self.close_frame()?;
+                            continue;
+                        }
+                    };
+                    let depth = *field_depth.get_or_insert(line.depth);
+                    if line.depth != depth {
+                        return Err(self.over_indented(&line, depth));
+                    }
+                    self.lines.next()?;
+                    self.field_line(&line, line.content, depth)?;
+                }
+                Frame::List {
+                    items,
+                    base_depth,
+                    item_depth,
+                    declared,
+                    ..
+                } => {
+                    if self.strict && items.len() >= *declared {
+                        self.close_frame()?;
+                        continue;
+                    }
+                    let (base_depth, item_depth) = (*base_depth, *item_depth);
+                    let line = match self.lines.peek()? {
+                        Some(line) if line.depth > base_depth => line,
+                        _ => {
+                            self.close_frame()?;
+                            continue;
+                        }
+                    };
+                    if line.depth != item_depth {
+                        return Err(self.over_indented(&line, item_depth));
+                    }
+                    let content = self.content(&line);
+                    if !(content == "-" || content.starts_with("- ")) {
+                        self.close_frame()?;
+                        continue;
+                    }
+                    if let Some(Frame::List {
+                        first_item_line, ..
+                    }) = self.frames.last_mut()
+                    {
+                        first_item_line.get_or_insert(line.number);
+                    }
+                    self.lines.next()?;
+                    self.list_item(&line, item_depth)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn close_frame(&mut self) -> Result<(), DecodeError> {
+        let Some(frame) = self.frames.pop() else {
+            return Ok(());
+        };
+        match frame {
+            Frame::Object { map, slot, .. } => self.deliver(Value::Object(map), slot),
+            Frame::List {
+                items,
+                slot,
+                item_depth,
+                declared,
+                header,
+                first_item_line,
+                ..
+            } => {
+                let last_line = self.lines.last_consumed;
+                self.check_no_blank_lines(first_item_line, last_line, "a list array")?;
+                if self.strict {
+                    if items.len() != declared {
+                        return Err(self.count_error(&header, declared, items.len(), "list items"));
+                    }
+                    if let Some(next) = self.lines.peek()? {
+                        if next.depth == item_depth && self.content(&next).starts_with("- ") {
+                            return Err(self.error_line(
+                                &next,
+                                format!("more list items than the declared {declared}"),
+                            ));
+                        }
+                    }
+                }
+                self.deliver(Value::Array(items), slot)
+            }
+        }
+    }
+
+    fn deliver(&mut self, value: Value, slot: Slot) -> Result<(), DecodeError> {
+        match slot {
+            Slot::Root => {
+                self.result = Some(value);
+                Ok(())
+            }
+            Slot::Key(key, line, offset) => self.insert(key, value, &line, offset),
+            Slot::Push => {
+                if let Some(Frame::List { items, .. }) = self.frames.last_mut() {
+                    items.push(value);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Inserts into the innermost open object, rejecting a key seen before.
+    fn insert(
+        &mut self,
+        key: String,
+        value: Value,
+        line: &Line,
+        offset: usize,
+    ) -> Result<(), DecodeError> {
+        let Some(Frame::Object { map, .. }) = self.frames.last_mut() else {
+            return Ok(());
+        };
+        match map.entry(key) {
+            serde_json::map::Entry::Vacant(entry) => {
+                entry.insert(value);
+                Ok(())
+            }
+            serde_json::map::Entry::Occupied(entry) => {
+                let message = format!("duplicate key \"{}\"", entry.key());
+                Err(self.error_at(line, offset, message))
+            }
+        }
+    }
+
+    fn push_frame(&mut self, frame: Frame, line: &Line) -> Result<(), DecodeError> {
+        self.check_nesting(line, 1)?;
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    fn count_error(&self, line: &Line, declared: usize, found: usize, what: &str) -> DecodeError {
+        self.error_line(line, format!("expected {declared} {what}, found {found}"))
+    }
+
+    /// Strict mode forbids blank lines between the first and last line of an array.
+    fn check_no_blank_lines(
+        &self,
+        first: Option<usize>,
+        last: usize,
+        what: &str,
+    ) -> Result<(), DecodeError> {
+        let Some(first) = first else {
+            return Ok(());
+        };
+        if !self.strict {
+            return Ok(());
+        }
+        let blanks = &self.lines.blank_lines;
+        let index = blanks.partition_point(|&n| n <= first);
+        match blanks.get(index) {
+            Some(&blank) if blank < last => Err(DecodeError::new(
+                blank,
+                1,
+                format!("blank lines are not allowed inside {what} in strict mode"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The depth of a header's content: one below it, or (non-strict only)
+    /// wherever a deeper first line sits.
+    fn content_depth(&mut self, base_depth: usize) -> Result<usize, DecodeError> {
+        match self.lines.peek()? {
+            Some(next) if next.depth > base_depth + 1 => {
+                if self.strict {
+                    return Err(self.error_line(
+                        &next,
+                        format!(
+                            "indentation jumps more than one level: expected depth {}, found {}",
+                            base_depth + 1,
+                            next.depth
+                        ),
+                    ));
+                }
+                Ok(next.depth)
+            }
+            _ => Ok(base_depth + 1),
+        }
+    }
+
+    // ----- lines -----
+
+    /// A `key: value` or `key[N]...:` line inside the innermost object; `from`
+    /// is where the key starts (after a list hyphen, for list items).
+    fn field_line(&mut self, line: &Line, from: usize, depth: usize) -> Result<(), DecodeError> {
+        let content = &self.text[from..line.end];
+        let bytes = content.as_bytes();
+        // The common case, `key: value` with a bare key, is settled by the first
+        // of `:`, `[` and `"`; everything else takes the general path.
+        let simple_colon = match memchr::memchr3(b':', b'[', b'"', bytes) {
+            Some(at) if bytes[at] == b':' => Some(at),
+            Some(at) if bytes[at] == b'"' && at == 0 => {
+                match super::quote::find_closing_quote(bytes, 0) {
+                    Some(close) if bytes.get(close + 1) != Some(&b'[') => None,
+                    _ => return self.maybe_header_field(line, from, depth),
+                }
+            }
+            Some(_) => return self.maybe_header_field(line, from, depth),
+            None => None,
+        };
+        self.plain_field(line, from, depth, simple_colon)
+    }
+
+    fn maybe_header_field(
+        &mut self,
+        line: &Line,
+        from: usize,
+        depth: usize,
+    ) -> Result<(), DecodeError> {
+        match self.header_at(line, from)? {
+            Some(header) => self.header_field(header, line, from, depth),
+            None => self.plain_field(line, from, depth, None),
+        }
+    }
+
+    fn header_field(
+        &mut self,
+        header: Header,
+        line: &Line,
+        from: usize,
+        depth: usize,
+    ) -> Result<(), DecodeError> {
+        let Some(key) = header.key.clone() else {
+            let message = if header.keyed {
+                "a keyless keyed header is only valid at the document root"
+            } else {
+                "a keyless array header is only valid at the document root or as a list item"
+            };
+            return Err(self.error_at(line, from, message));
+        };
+        let slot = Slot::Key(key.clone(), *line, from);
+        if let Some(value) = self.array_from_header(header, line, depth, slot)? {
+            self.insert(key, value, line, from)?;
+        }
+        Ok(())
+    }
+
+    /// `key: value`, `key:` (nested object or `{}`) or `key: []`.
+    fn plain_field(
+        &mut self,
+        line: &Line,
+        from: usize,
+        depth: usize,
+        colon: Option<usize>,
+    ) -> Result<(), DecodeError> {
+        let content = &self.text[from..line.end];
+        let bytes = content.as_bytes();
+        let (key, after_colon) = if bytes.first() == Some(&b'"') {
+            let (key, end) =
+                decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
+            let colon = end + (content.len() - end - content[end..].trim_start_matches(' ').len());
+            if bytes.get(colon) != Some(&b':') {
+                return Err(self.error_at(line, from + colon, "missing colon after key"));
+            }
+            (key, colon + 1)
+        } else {
+            let colon = match colon {
+                Some(colon) => colon,
+                None => find_unquoted(bytes, b':', 0)
+                    .ok_or_else(|| self.error_at(line, from, "missing colon after key"))?,
+            };
+            (trim_spaces(&content[..colon]).to_owned(), colon + 1)
+        };
+        let value_start = from
+            + after_colon
+            + (content.len() - after_colon - content[after_colon..].trim_start_matches(' ').len());
+        let rest = &self.text[value_start..line.end];
+        if rest.is_empty() {
+            match self.lines.peek()? {
+                Some(next) if next.depth > depth => {
+                    if self.strict && next.depth > depth + 1 {
+                        return Err(self.error_line(
+                            &next,
+                            format!(
+                                "indentation jumps more than one level: expected depth {}, found {}",
+                                depth + 1,
+                                next.depth
+                            ),
+                        ));
+                    }
+                    let frame = Frame::Object {
+                        map: Map::new(),
+                        slot: Slot::Key(key, *line, from),
+                        min_depth: depth + 1,
+                        field_depth: None,
+                    };
+                    return self.push_frame(frame, line);
+                }
+                _ => {
+                    self.check_nesting(line, 1)?;
+                    return self.insert(key, Value::Object(Map::new()), line, from);
+                }
+            }
+        }
+        let value = if rest == "[]" {
+            self.check_nesting(line, 1)?;
+            Value::Array(Vec::new())
+        } else {
+            self.primitive(line, value_start, line.end)?
+        };
+        self.insert(key, value, line, from)
+    }
+
+    /// One `- ...` line of a list array (the innermost frame).
+    fn list_item(&mut self, line: &Line, item_depth: usize) -> Result<(), DecodeError> {
+        let content = self.content(line);
+        if content == "-" {
+            self.check_nesting(line, 1)?;
+            return self.deliver(Value::Object(Map::new()), Slot::Push);
+        }
+        let from =
+            line.content + 1 + (content.len() - 1 - content[1..].trim_start_matches(' ').len());
+        let after = &self.text[from..line.end];
+        if after == "[]" {
+            self.check_nesting(line, 1)?;
+            return self.deliver(Value::Array(Vec::new()), Slot::Push);
+        }
+        let bytes = after.as_bytes();
+        let may_be_header =
+            memchr::memchr(b'[', bytes).is_some() && memchr::memchr(b':', bytes).is_some();
+        if may_be_header {
+            if let Some(header) = self.header_at(line, from)? {
+                if header.key.is_none() {
+                    // `- [M]: ...` or `- [M]:` — the item is itself an array.
+                    if header.keyed || header.fields.is_some() {
+                        let message = if header.keyed {
+                            "a keyless keyed header is only valid at the document root"
+                        } else {
+                            "a keyless header with a field list is only valid at the document root"
+                        };
+                        return Err(self.error_at(line, from, message));
+                    }
+                    if let Some(value) =
+                        self.array_from_header(header, line, item_depth, Slot::Push)?
+                    {
+                        self.deliver(value, Slot::Push)?;
+                    }
+                    return Ok(());
+                }
+                // The item is an object whose first field is this array; its
+                // other fields follow one level below the hyphen.
+                self.push_frame(
+                    Frame::Object {
+                        map: Map::new(),
+                        slot: Slot::Push,
+                        min_depth: item_depth + 1,
+                        field_depth: Some(item_depth + 1),
+                    },
+                    line,
+                )?;
+                // Tables on the hyphen line put their rows two levels below it.
+                return self.header_field(header, line, from, item_depth + 1);
+            }
+        }
+        if find_unquoted(bytes, b':', 0).is_some() {
+            self.push_frame(
+                Frame::Object {
+                    map: Map::new(),
+                    slot: Slot::Push,
+                    min_depth: item_depth + 1,
+                    field_depth: Some(item_depth + 1),
+                },
+                line,
+            )?;
+            return self.plain_field(line, from, item_depth + 1, None);
+        }
+        let value = self.primitive(line, from, line.end)?;
+        self.deliver(value, Slot::Push)
+    }
+
+    // ----- arrays -----
+
+    /// Decodes the body of an array header whose line is `line` at `base_depth`.
+    /// Returns the value when it is complete, or `None` after pushing a list
+    /// frame that will deliver it to `slot`.
+    fn array_from_header(
+        &mut self,
+        header: Header,
+        line: &Line,
+        base_depth: usize,
+        slot: Slot,
+    ) -> Result<Option<Value>, DecodeError> {
+        if let Some(fields) = &header.fields {
+            // The table, its rows and their groups all count towards the limit.
+            self.check_nesting(line, 2 + fields.group_depth)?;
+        } else {
+            self.check_nesting(line, 1)?;
+        }
+        if header.keyed {
+            return self.keyed_table(&header, line, base_depth).map(Some);
+        }
+        if let Some((start, end)) = header.inline {
+            return self.inline_array(&header, line, start, end).map(Some);
+        }
+        if header.fields.is_some() {
+            return self.table(&header, line, base_depth).map(Some);
+        }
+        let item_depth = self.content_depth(base_depth)?;
+        let capacity = header
+            .length
+            .min(self.lines.remaining_bytes() / 2 + 1)
+            .min(1024);
+        self.push_frame(
+            Frame::List {
+                items: Vec::with_capacity(capacity),
+                slot,
+                base_depth,
+                item_depth,
+                declared: header.length,
+                header: *line,
+                first_item_line: None,
+            },
+            line,
+        )?;
+        Ok(None)
+    }
+
+    fn inline_array(
+        &mut self,
+        header: &Header,
+        line: &Line,
+        start: usize,
+        end: usize,
+    ) -> Result<Value, DecodeError> {
+        let mut values = Vec::with_capacity(header.length.min(end - start + 1));
+        self.split_cells(line, start, end, header.delimiter, &mut values)?;
+        if self.strict && values.len() != header.length {
+            return Err(self.count_error(line, header.length, values.len(), "inline values"));
+        }
+        Ok(Value::Array(values))
+    }
+
+    fn table(
+        &mut self,
+        header: &Header,
+        line: &Line,
+        base_depth: usize,
+    ) -> Result<Value, DecodeError> {
+        let Some(fields) = &header.fields else {
+            return Ok(Value::Array(Vec::new()));
+        };
+        let row_depth = self.content_depth(base_depth)?;
+        let delimiter = header.delimiter;
+        let mut rows = Vec::with_capacity(header.length.min(self.lines.remaining_bytes() / 2 + 1));
+        let mut first_row = None;
+        let mut last_row = line.number;
+        while !self.strict || rows.len() < header.length {
+            let Some(next) = self.lines.peek()? else {
+                break;
+            };
+            if next.depth <= base_depth {
+                break;
+            }
+            if next.depth != row_depth {
+                return Err(self.over_indented(&next, row_depth));
+            }
+            if !self.is_row(&next, delimiter) {
+                break;
+            }
+            self.lines.next()?;
+            first_row.get_or_insert(next.number);
+            last_row = next.number;
+            let row = self.row_object(&next, next.content, fields, delimiter)?;
+            rows.push(row);
+        }
+        self.check_no_blank_lines(first_row, last_row, "a tabular array")?;
+        if self.strict {
+            if rows.len() != header.length {
+                return Err(self.count_error(line, header.length, rows.len(), "tabular rows"));
+            }
+            if let Some(next) = self.lines.peek()? {
+                if next.depth == row_depth
+                    && !self.content(&next).starts_with("- ")
+                    && self.is_row(&next, delimiter)
+                {
+                    return Err(self.error_line(
+                        &next,
+                        format!("more tabular rows than the declared {}", header.length),
+                    ));
+                }
+            }
+        }
+        Ok(Value::Array(rows))
+    }
+
+    /// Row or key-value line? A row has no unquoted colon before its first
+    /// unquoted delimiter.
+    fn is_row(&self, line: &Line, delimiter: Delimiter) -> bool {
+        let bytes = self.content(line).as_bytes();
+        match find_unquoted2(bytes, delimiter.as_byte(), b':', 0) {
+            Some(at) => bytes[at] != b':',
+            None => true,
+        }
+    }
+
+    fn keyed_table(
+        &mut self,
+        header: &Header,
+        line: &Line,
+        base_depth: usize,
+    ) -> Result<Value, DecodeError> {
+        let Some(fields) = &header.fields else {
+            return Ok(Value::Object(Map::new()));
+        };
+        let entry_depth = self.content_depth(base_depth)?;
+        let mut map = Map::new();
+        let mut first_entry = None;
+        let mut last_entry = line.number;
+        while let Some(next) = self.lines.peek()? {
+            if next.depth <= base_depth {
+                break;
+            }
+            if next.depth != entry_depth {
+                return Err(self.over_indented(&next, entry_depth));
+            }
+            let content = self.content(&next);
+            let bytes = content.as_bytes();
+            let (key, after_colon) = if bytes.first() == Some(&b'"') {
+                let (key, end) = decode_quoted(content, 0)
+                    .map_err(|(at, m)| self.error_at(&next, next.content + at, m))?;
+                let colon =
+                    end + (content.len() - end - content[end..].trim_start_matches(' ').len());
+                if bytes.get(colon) != Some(&b':') {
+                    return Err(self.error_at(
+                        &next,
+                        next.content + colon,
+                        "missing colon after entry key",
+                    ));
+                }
+                (key, colon + 1)
+            } else {
+                let colon = find_unquoted(bytes, b':', 0).ok_or_else(|| {
+                    self.error_line(
+                        &next,
+                        "expected an entry row (`key: cells`) inside a keyed table",
+                    )
+                })?;
+                (trim_spaces(&content[..colon]).to_owned(), colon + 1)
+            };
+            self.lines.next()?;
+            first_entry.get_or_insert(next.number);
+            last_entry = next.number;
+            let cells_from = next.content + after_colon;
+            let value = self.row_object(&next, cells_from, fields, header.delimiter)?;
+            match map.entry(key) {
+                serde_json::map::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+                serde_json::map::Entry::Occupied(entry) => {
+                    let message = format!("duplicate entry key \"{}\"", entry.key());
+                    return Err(self.error_line(&next, message));
+                }
+            }
+        }
+        if self.strict && map.len() != header.length {
+            return Err(self.count_error(line, header.length, map.len(), "keyed entries"));
+        }
+        self.check_no_blank_lines(first_entry, last_entry, "a keyed table")?;
+        Ok(Value::Object(map))
+    }
+
+    /// Splits the cells from `from` to the end of `line` and builds the row
+    /// object the field list describes.
+    fn row_object(
+        &mut self,
+        line: &Line,
+        from: usize,
+        fields: &Fields,
+        delimiter: Delimiter,
+    ) -> Result<Value, DecodeError> {
+        let mut cells = std::mem::take(&mut self.cells);
+        cells.clear();
+        let trimmed_from = from
+            + (self.text[from..line.end].len()
+                - self.text[from..line.end].trim_start_matches(' ').len());
+        if trimmed_from < line.end {
+            if let Err(error) =
+                self.split_cells(line, trimmed_from, line.end, delimiter, &mut cells)
+            {
+                self.cells = cells;
+                return Err(error);
+            }
+        }
+        if cells.len() != fields.leaf_count {
+            let error = self.count_error(line, fields.leaf_count, cells.len(), "cells in the row");
+            self.cells = cells;
+            return Err(error);
+        }
+        let row = build_row(fields, &mut cells);
+        self.cells = cells;
+        Ok(row)
+    }
+
+    /// Splits `start..end` on unquoted `delimiter`s and decodes each cell.
+    fn split_cells(
+        &self,
+        line: &Line,
+        start: usize,
+        end: usize,
+        delimiter: Delimiter,
+        out: &mut Vec<Value>,
+    ) -> Result<(), DecodeError> {
+        let bytes = &self.text.as_bytes()[..end];
+        let delim = delimiter.as_byte();
+        let mut cell_start = start;
+        loop {
+            let cell_end = find_unquoted(bytes, delim, cell_start).unwrap_or(end);
+            out.push(self.primitive(line, cell_start, cell_end)?);
+            if cell_end >= end {
+                return Ok(());
+            }
+            cell_start = cell_end + 1;
+        }
+    }
+
+    // ----- primitives -----
+
+    /// Decodes the token in `start..end` (spaces around it ignored).
+    fn primitive(&self, line: &Line, start: usize, end: usize) -> Result<Value, DecodeError> {
+        let raw = &self.text[start..end];
+        let token = trim_spaces(raw);
+        let Some(&first) = token.as_bytes().first() else {
+            return Ok(Value::String(String::new()));
+        };
+        match first {
+            b'"' => {
+                let offset = start + (raw.len() - raw.trim_start_matches(' ').len());
+                let (text, after) = decode_quoted(token, 0)
+                    .map_err(|(at, m)| self.error_at(line, offset + at, m))?;
+                if after != token.len() {
+                    return Err(self.error_at(
+                        line,
+                        offset + after,
+                        "unexpected characters after closing quote",
+                    ));
+                }
+                Ok(Value::String(text))
+            }
+            b't' if token == "true" => Ok(Value::Bool(true)),
+            b'f' if token == "false" => Ok(Value::Bool(false)),
+            b'n' if token == "null" => Ok(Value::Null),
+            b'-' | b'0'..=b'9' => {
+                Ok(decode_number(token).unwrap_or_else(|| Value::String(token.to_owned())))
+            }
+            _ => Ok(Value::String(token.to_owned())),
+        }
+    }
+}
+
+/// Materialises one row: leaves take cells in order, groups become nested objects.
+fn build_row(fields: &Fields, cells: &mut Vec<Value>) -> Value {
+    let mut cells = cells.drain(..);
+    if fields.is_flat() {
+        let mut map = Map::with_capacity(fields.leaf_count);
+        for op in &fields.ops {
+            if let (FieldOp::Leaf(name), Some(cell)) = (op, cells.next()) {
+                map.insert(name.clone(), cell);
+            }
+        }
+        return Value::Object(map);
+    }
+    let mut open: Vec<(&str, Map<String, Value>)> = Vec::new();
+    let mut current = Map::new();
+    for op in &fields.ops {
+        match op {
+            FieldOp::Leaf(name) => {
+                if let Some(cell) = cells.next() {
+                    current.insert(name.clone(), cell);
+                }
+            }
+            FieldOp::Open(name) => open.push((name, std::mem::take(&mut current))),
+            FieldOp::Close => {
+                if let Some((name, mut parent)) = open.pop() {
+                    parent.insert(
+                        name.to_owned(),
+                        Value::Object(std::mem::replace(&mut current, Map::new())),
+                    );
+                    current = parent;
+                }
+            }
+        }
+    }
+    Value::Object(current)
+}

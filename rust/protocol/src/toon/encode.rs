@@ -1,0 +1,693 @@
+//! The encoder: one pass over the value, writing straight into one `String`.
+//!
+//! Nesting is walked with an explicit task stack rather than recursion, so a
+//! value of any depth encodes on any thread stack. The only recursion left is
+//! the classification of nested field groups in tabular headers, which is capped
+//! at [`FIELD_GROUP_DEPTH_LIMIT`]; deeper columns fall back to list form.
+
+use serde_json::{Map, Value};
+
+use super::number::write_number;
+use super::options::{Delimiter, EncodeOptions};
+use super::quote::{push_key, push_quoted, push_string_value};
+
+/// Deepest nesting of field groups (`a{b{c}}`) the encoder will collapse into a
+/// tabular header. Real data rarely nests more than two or three levels; the
+/// cap bounds the classifier's recursion.
+const FIELD_GROUP_DEPTH_LIMIT: usize = 32;
+
+/// One entry of a flattened tabular field list, in header order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column<'a> {
+    /// A field whose cells are primitives.
+    Leaf(&'a str),
+    /// A field whose values are uniform objects: its subfields follow, up to `Close`.
+    Open(&'a str),
+    Close,
+}
+
+enum Task<'a> {
+    /// Remaining fields of an object, written as `key: value` lines.
+    Fields {
+        entries: serde_json::map::Iter<'a>,
+        depth: usize,
+    },
+    /// Remaining elements of a list-form array, written as `- ` items.
+    Items {
+        items: std::slice::Iter<'a, Value>,
+        depth: usize,
+    },
+}
+
+enum Step<'a> {
+    Field(&'a str, &'a Value, usize),
+    Item(&'a Value, usize),
+    Done,
+}
+
+struct Encoder<'o> {
+    out: &'o mut String,
+    indent: usize,
+    delimiter: Delimiter,
+    at_start: bool,
+}
+
+/// Appends the TOON encoding of `value` to `out`.
+pub(crate) fn encode_into(value: &Value, options: &EncodeOptions, out: &mut String) {
+    let mut encoder = Encoder {
+        out,
+        indent: options.indent.max(1),
+        delimiter: options.delimiter,
+        at_start: true,
+    };
+    let mut tasks: Vec<Task<'_>> = Vec::new();
+    match value {
+        Value::Array(items) => encoder.array(None, items, 0, &mut tasks),
+        Value::Object(map) => {
+            // An object whose values are uniform objects becomes a keyless keyed table.
+            if let Some(columns) = keyed_columns(map) {
+                encoder.begin_line(0);
+                encoder.header(None, map.len(), true, Some(&columns));
+                encoder.keyed_rows(map, &columns, 1);
+            } else {
+                tasks.push(Task::Fields {
+                    entries: map.iter(),
+                    depth: 0,
+                });
+            }
+        }
+        // A leading U+FEFF on line 1 reads as a byte-order mark and would be dropped.
+        Value::String(text) if text.starts_with('\u{feff}') => push_quoted(text, encoder.out),
+        primitive => encoder.primitive(primitive),
+    }
+    encoder.run(&mut tasks);
+}
+
+impl<'o> Encoder<'o> {
+    fn run<'a>(&mut self, tasks: &mut Vec<Task<'a>>) {
+        loop {
+            let step = match tasks.last_mut() {
+                None => return,
+                Some(Task::Fields { entries, depth }) => match entries.next() {
+                    Some((key, value)) => Step::Field(key, value, *depth),
+                    None => Step::Done,
+                },
+                Some(Task::Items { items, depth }) => match items.next() {
+                    Some(value) => Step::Item(value, *depth),
+                    None => Step::Done,
+                },
+            };
+            match step {
+                Step::Field(key, value, depth) => self.field(key, value, depth, tasks),
+                Step::Item(value, depth) => self.list_item(value, depth, tasks),
+                Step::Done => {
+                    tasks.pop();
+                }
+            }
+        }
+    }
+
+    /// Starts a new line at `depth`: lines are joined by `\n`, with no trailing newline.
+    fn begin_line(&mut self, depth: usize) {
+        if self.at_start {
+            self.at_start = false;
+        } else {
+            self.out.push('\n');
+        }
+        const SPACES: &str = "                                                                ";
+        let mut remaining = depth * self.indent;
+        while remaining > 0 {
+            let chunk = remaining.min(SPACES.len());
+            self.out.push_str(&SPACES[..chunk]);
+            remaining -= chunk;
+        }
+    }
+
+    fn primitive(&mut self, value: &Value) {
+        match value {
+            Value::Null => self.out.push_str("null"),
+            Value::Bool(true) => self.out.push_str("true"),
+            Value::Bool(false) => self.out.push_str("false"),
+            Value::Number(number) => write_number(number, self.out),
+            Value::String(text) => push_string_value(text, self.delimiter, self.out),
+            Value::Array(_) | Value::Object(_) => {
+                debug_assert!(false, "primitive() called with a container");
+            }
+        }
+    }
+
+    fn push_delimiter(&mut self) {
+        self.out.push(char::from(self.delimiter.as_byte()));
+    }
+
+    /// `key[N<:?><delim?>]{fields}:` — the delimiter is declared unless it is the comma.
+    fn header(
+        &mut self,
+        key: Option<&str>,
+        len: usize,
+        keyed: bool,
+        columns: Option<&[Column<'_>]>,
+    ) {
+        if let Some(key) = key {
+            push_key(key, self.out);
+        }
+        self.out.push('[');
+        self.out.push_str(itoa::Buffer::new().format(len));
+        if keyed {
+            self.out.push(':');
+        }
+        if self.delimiter != Delimiter::Comma {
+            self.push_delimiter();
+        }
+        self.out.push(']');
+        if let Some(columns) = columns {
+            self.out.push('{');
+            let mut group_start = true;
+            for column in columns {
+                match *column {
+                    Column::Leaf(name) | Column::Open(name) => {
+                        if !group_start {
+                            self.push_delimiter();
+                        }
+                        push_key(name, self.out);
+                        group_start = matches!(column, Column::Open(_));
+                        if group_start {
+                            self.out.push('{');
+                        }
+                    }
+                    Column::Close => {
+                        self.out.push('}');
+                        group_start = false;
+                    }
+                }
+            }
+            self.out.push('}');
+        }
+        self.out.push(':');
+    }
+
+    /// Writes `cells` after an inline header: ` a,b,c` (nothing when empty).
+    fn inline_cells(&mut self, cells: &[Value]) {
+        for (index, cell) in cells.iter().enumerate() {
+            if index == 0 {
+                self.out.push(' ');
+            } else {
+                self.push_delimiter();
+            }
+            self.primitive(cell);
+        }
+    }
+
+    fn field<'a>(
+        &mut self,
+        key: &'a str,
+        value: &'a Value,
+        depth: usize,
+        tasks: &mut Vec<Task<'a>>,
+    ) {
+        match value {
+            Value::Array(items) => self.array(Some(key), items, depth, tasks),
+            Value::Object(map) => {
+                if let Some(columns) = keyed_columns(map) {
+                    self.begin_line(depth);
+                    self.header(Some(key), map.len(), true, Some(&columns));
+                    self.keyed_rows(map, &columns, depth + 1);
+                    return;
+                }
+                self.begin_line(depth);
+                push_key(key, self.out);
+                self.out.push(':');
+                if !map.is_empty() {
+                    tasks.push(Task::Fields {
+                        entries: map.iter(),
+                        depth: depth + 1,
+                    });
+                }
+            }
+            primitive => {
+                self.begin_line(depth);
+                push_key(key, self.out);
+                self.out.push_str(": ");
+                self.primitive(primitive);
+            }
+        }
+    }
+
+    fn array<'a>(
+        &mut self,
+        key: Option<&'a str>,
+        items: &'a [Value],
+        depth: usize,
+        tasks: &mut Vec<Task<'a>>,
+    ) {
+        self.begin_line(depth);
+        if items.is_empty() {
+            match key {
+                Some(key) => {
+                    push_key(key, self.out);
+                    self.out.push_str(": []");
+                }
+                None => self.out.push_str("[]"),
+            }
+            return;
+        }
+        match shape_of(items) {
+            ArrayShape::Primitives => {
+                self.header(key, items.len(), false, None);
+                self.inline_cells(items);
+            }
+            ArrayShape::PrimitiveArrays => {
+                self.header(key, items.len(), false, None);
+                for item in items {
+                    if let Value::Array(inner) = item {
+                        self.begin_line(depth + 1);
+                        self.out.push_str("- ");
+                        self.header(None, inner.len(), false, None);
+                        self.inline_cells(inner);
+                    }
+                }
+            }
+            ArrayShape::Objects => {
+                if let Some(columns) = table_columns(items) {
+                    self.header(key, items.len(), false, Some(&columns));
+                    self.table_rows(items, &columns, depth + 1);
+                } else {
+                    self.header(key, items.len(), false, None);
+                    tasks.push(Task::Items {
+                        items: items.iter(),
+                        depth: depth + 1,
+                    });
+                }
+            }
+            ArrayShape::Mixed => {
+                self.header(key, items.len(), false, None);
+                tasks.push(Task::Items {
+                    items: items.iter(),
+                    depth: depth + 1,
+                });
+            }
+        }
+    }
+
+    fn list_item<'a>(&mut self, value: &'a Value, depth: usize, tasks: &mut Vec<Task<'a>>) {
+        match value {
+            Value::Array(inner) => {
+                self.begin_line(depth);
+                self.out.push_str("- ");
+                self.header(None, inner.len(), false, None);
+                if inner.iter().all(is_primitive) {
+                    self.inline_cells(inner);
+                } else {
+                    // A keyless header with a field list is valid only at the
+                    // root, so nested arrays here always use list form.
+                    tasks.push(Task::Items {
+                        items: inner.iter(),
+                        depth: depth + 1,
+                    });
+                }
+            }
+            Value::Object(map) => self.object_list_item(map, depth, tasks),
+            primitive => {
+                self.begin_line(depth);
+                self.out.push_str("- ");
+                self.primitive(primitive);
+            }
+        }
+    }
+
+    /// An object as a list item: its first field shares the hyphen line, the
+    /// rest follow one level deeper.
+    fn object_list_item<'a>(
+        &mut self,
+        map: &'a Map<String, Value>,
+        depth: usize,
+        tasks: &mut Vec<Task<'a>>,
+    ) {
+        self.begin_line(depth);
+        let mut entries = map.iter();
+        let Some((first_key, first_value)) = entries.next() else {
+            self.out.push('-');
+            return;
+        };
+        self.out.push_str("- ");
+        let rest_depth = depth + 1;
+        match first_value {
+            Value::Array(items) if items.is_empty() => {
+                push_key(first_key, self.out);
+                self.out.push_str(": []");
+            }
+            Value::Array(items) => match shape_of(items) {
+                ArrayShape::Primitives => {
+                    self.header(Some(first_key), items.len(), false, None);
+                    self.inline_cells(items);
+                }
+                shape => {
+                    let columns = if shape == ArrayShape::Objects {
+                        table_columns(items)
+                    } else {
+                        None
+                    };
+                    if let Some(columns) = columns {
+                        // Rows sit two levels below the hyphen line.
+                        self.header(Some(first_key), items.len(), false, Some(&columns));
+                        self.table_rows(items, &columns, depth + 2);
+                    } else {
+                        self.header(Some(first_key), items.len(), false, None);
+                        tasks.push(Task::Fields {
+                            entries,
+                            depth: rest_depth,
+                        });
+                        tasks.push(Task::Items {
+                            items: items.iter(),
+                            depth: depth + 2,
+                        });
+                        return;
+                    }
+                }
+            },
+            Value::Object(first_map) => {
+                if let Some(columns) = keyed_columns(first_map) {
+                    self.header(Some(first_key), first_map.len(), true, Some(&columns));
+                    self.keyed_rows(first_map, &columns, depth + 2);
+                } else {
+                    push_key(first_key, self.out);
+                    self.out.push(':');
+                    tasks.push(Task::Fields {
+                        entries,
+                        depth: rest_depth,
+                    });
+                    if !first_map.is_empty() {
+                        tasks.push(Task::Fields {
+                            entries: first_map.iter(),
+                            depth: depth + 2,
+                        });
+                    }
+                    return;
+                }
+            }
+            primitive => {
+                push_key(first_key, self.out);
+                self.out.push_str(": ");
+                self.primitive(primitive);
+            }
+        }
+        tasks.push(Task::Fields {
+            entries,
+            depth: rest_depth,
+        });
+    }
+
+    fn table_rows(&mut self, rows: &[Value], columns: &[Column<'_>], depth: usize) {
+        let flat = columns
+            .iter()
+            .all(|column| matches!(column, Column::Leaf(_)));
+        let mut groups: Vec<&Map<String, Value>> = Vec::new();
+        for row in rows {
+            if let Value::Object(map) = row {
+                self.begin_line(depth);
+                if flat {
+                    self.flat_cells(map, columns);
+                } else {
+                    self.nested_cells(map, columns, &mut groups);
+                }
+            }
+        }
+    }
+
+    fn keyed_rows(&mut self, map: &Map<String, Value>, columns: &[Column<'_>], depth: usize) {
+        let flat = columns
+            .iter()
+            .all(|column| matches!(column, Column::Leaf(_)));
+        let mut groups: Vec<&Map<String, Value>> = Vec::new();
+        for (entry_key, entry) in map {
+            if let Value::Object(entry_map) = entry {
+                self.begin_line(depth);
+                push_key(entry_key, self.out);
+                self.out.push_str(": ");
+                if flat {
+                    self.flat_cells(entry_map, columns);
+                } else {
+                    self.nested_cells(entry_map, columns, &mut groups);
+                }
+            }
+        }
+    }
+
+    /// Cells of a row whose fields are all leaves. Rows usually list their keys
+    /// in header order, so walk both together and fall back to a lookup only
+    /// when a key is out of place.
+    fn flat_cells(&mut self, row: &Map<String, Value>, columns: &[Column<'_>]) {
+        let mut entries = row.iter();
+        for (index, column) in columns.iter().enumerate() {
+            let Column::Leaf(name) = *column else {
+                continue;
+            };
+            if index > 0 {
+                self.push_delimiter();
+            }
+            let value = match entries.next() {
+                Some((key, value)) if key == name => Some(value),
+                _ => row.get(name),
+            };
+            if let Some(value) = value {
+                self.primitive(value);
+            }
+        }
+    }
+
+    /// Cells of a row with nested field groups, depth-first in header order.
+    fn nested_cells<'a>(
+        &mut self,
+        row: &'a Map<String, Value>,
+        columns: &[Column<'_>],
+        groups: &mut Vec<&'a Map<String, Value>>,
+    ) {
+        groups.clear();
+        groups.push(row);
+        let mut first = true;
+        for column in columns {
+            let Some(&current) = groups.last() else {
+                return;
+            };
+            match *column {
+                Column::Leaf(name) => {
+                    if !first {
+                        self.push_delimiter();
+                    }
+                    first = false;
+                    if let Some(value) = current.get(name) {
+                        self.primitive(value);
+                    }
+                }
+                Column::Open(name) => match current.get(name) {
+                    Some(Value::Object(inner)) => groups.push(inner),
+                    // Classification guarantees an object; keep the walk balanced regardless.
+                    _ => groups.push(current),
+                },
+                Column::Close => {
+                    groups.pop();
+                }
+            }
+        }
+    }
+}
+
+fn is_primitive(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArrayShape {
+    Primitives,
+    /// Every element an array of primitives.
+    PrimitiveArrays,
+    /// Every element an object.
+    Objects,
+    Mixed,
+}
+
+fn shape_of(items: &[Value]) -> ArrayShape {
+    let mut primitives = true;
+    let mut objects = true;
+    let mut primitive_arrays = true;
+    for item in items {
+        match item {
+            Value::Object(_) => {
+                primitives = false;
+                primitive_arrays = false;
+            }
+            Value::Array(inner) => {
+                primitives = false;
+                objects = false;
+                if primitive_arrays && !inner.iter().all(is_primitive) {
+                    primitive_arrays = false;
+                }
+            }
+            _ => {
+                objects = false;
+                primitive_arrays = false;
+            }
+        }
+        if !primitives && !objects && !primitive_arrays {
+            return ArrayShape::Mixed;
+        }
+    }
+    if primitives {
+        ArrayShape::Primitives
+    } else if objects {
+        ArrayShape::Objects
+    } else if primitive_arrays {
+        ArrayShape::PrimitiveArrays
+    } else {
+        ArrayShape::Mixed
+    }
+}
+
+/// The field list of an array of uniform objects, or `None` when the array
+/// must use list form.
+fn table_columns(rows: &[Value]) -> Option<Vec<Column<'_>>> {
+    let mut maps = Vec::with_capacity(rows.len());
+    for row in rows {
+        match row {
+            Value::Object(map) => maps.push(map),
+            _ => return None,
+        }
+    }
+    let mut columns = Vec::new();
+    classify(&maps, 0, &mut columns).then_some(columns)
+}
+
+/// The field list of a keyed table: at least two entries, each a non-empty
+/// object, all uniform.
+fn keyed_columns(map: &Map<String, Value>) -> Option<Vec<Column<'_>>> {
+    if map.len() < 2 {
+        return None;
+    }
+    let mut maps = Vec::with_capacity(map.len());
+    for value in map.values() {
+        match value {
+            Value::Object(inner) if !inner.is_empty() => maps.push(inner),
+            _ => return None,
+        }
+    }
+    let mut columns = Vec::new();
+    classify(&maps, 0, &mut columns).then_some(columns)
+}
+
+/// Whether `objects` share one non-empty key set whose columns are each all
+/// primitives (a leaf) or all uniform non-empty objects (a nested group,
+/// classified the same way). Appends the field list in the first object's order.
+fn classify<'a>(
+    objects: &[&'a Map<String, Value>],
+    depth: usize,
+    columns: &mut Vec<Column<'a>>,
+) -> bool {
+    let Some(first) = objects.first() else {
+        return false;
+    };
+    let width = first.len();
+    if width == 0 {
+        return false;
+    }
+    // One pass over every row, in each row's own order: rows usually list
+    // their keys like the first row, so a lookup is needed only when they don't.
+    let mut all_primitive = vec![true; width];
+    let mut all_objects = vec![true; width];
+    for object in objects {
+        if object.len() != width {
+            return false;
+        }
+        let mut entries = object.iter();
+        for (index, key) in first.keys().enumerate() {
+            let value = match entries.next() {
+                Some((k, v)) if k == key => v,
+                _ => match object.get(key) {
+                    Some(v) => v,
+                    None => return false,
+                },
+            };
+            all_primitive[index] &= is_primitive(value);
+            all_objects[index] &= matches!(value, Value::Object(inner) if !inner.is_empty());
+        }
+    }
+    for (index, key) in first.keys().enumerate() {
+        if all_primitive[index] {
+            columns.push(Column::Leaf(key));
+            continue;
+        }
+        if !all_objects[index] || depth + 1 >= FIELD_GROUP_DEPTH_LIMIT {
+            return false;
+        }
+        let nested: Vec<&'a Map<String, Value>> = objects
+            .iter()
+            .filter_map(|object| match object.get(key) {
+                Some(Value::Object(inner)) => Some(inner),
+                _ => None,
+            })
+            .collect();
+        columns.push(Column::Open(key));
+        if !classify(&nested, depth + 1, columns) {
+            return false;
+        }
+        columns.push(Column::Close);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn encode(value: &Value) -> String {
+        let mut out = String::new();
+        encode_into(value, &EncodeOptions::default(), &mut out);
+        out
+    }
+
+    #[test]
+    fn objects_and_primitives() {
+        assert_eq!(encode(&json!({"id": 1, "name": "Ada"})), "id: 1\nname: Ada");
+        assert_eq!(encode(&json!({})), "");
+        assert_eq!(encode(&json!("\u{feff}x")), "\"\u{feff}x\"");
+        assert_eq!(encode(&json!({"a": {"b": {}}})), "a:\n  b:");
+    }
+
+    #[test]
+    fn tables_and_groups() {
+        assert_eq!(
+            encode(&json!({"t": [{"a": 1, "b": "x"}, {"b": "y", "a": 2}]})),
+            "t[2]{a,b}:\n  1,x\n  2,y"
+        );
+        assert_eq!(
+            encode(&json!([{"a": {"b": 1, "c": 2}}, {"a": {"c": 4, "b": 3}}])),
+            "[2]{a{b,c}}:\n  1,2\n  3,4"
+        );
+        assert_eq!(
+            encode(&json!({"m": {"x": {"v": 1}, "y": {"v": 2}}})),
+            "m[2:]{v}:\n  x: 1\n  y: 2"
+        );
+    }
+
+    #[test]
+    fn field_groups_beyond_the_cap_use_list_form() {
+        let mut leaf = json!({"x": 1});
+        for _ in 0..FIELD_GROUP_DEPTH_LIMIT + 1 {
+            leaf = json!({ "g": leaf });
+        }
+        let text = encode(&Value::Array(vec![leaf.clone(), leaf]));
+        assert!(text.starts_with("[2]:\n  - g:"), "{text}");
+    }
+
+    #[test]
+    fn list_items() {
+        assert_eq!(
+            encode(&json!({"items": [{"a": [1, 2], "b": {"c": 1}}, {"d": {"e": 1}, "f": 2}, {}]})),
+            "items[3]:\n  - a[2]: 1,2\n    b:\n      c: 1\n  - d:\n      e: 1\n    f: 2\n  -"
+        );
+        assert_eq!(
+            encode(&json!([[{"a": 1}], 3, [[1], 2]])),
+            "[3]:\n  - [1]:\n    - a: 1\n  - 3\n  - [2]:\n    - [1]: 1\n    - 2"
+        );
+    }
+}

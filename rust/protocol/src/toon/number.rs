@@ -1,0 +1,371 @@
+//! Numbers: the canonical form the encoder writes and the grammar the decoder reads.
+//!
+//! Encoding policy: integers are written exactly; floats are written with the
+//! shortest digits that round-trip, always in plain decimal (never exponent form),
+//! without trailing fractional zeros, with integral values as integers and -0 as 0.
+//!
+//! Decoding policy (the spec asks implementations to document it): tokens matching
+//! the number grammar become numbers; integral values that fit `i64`/`u64` become
+//! exact integers (including exponent forms such as `1e3` and `-0`, which becomes
+//! `0`); other values become `f64`. A token whose value `f64` cannot represent
+//! without loss — an integer literal beyond the 64-bit range that is not exactly
+//! an `f64`, or an exponent that overflows — decodes as a string, so no digit is
+//! silently changed.
+
+use serde_json::{Number, Value};
+
+/// Appends the canonical TOON form of `number` to `out`.
+pub(crate) fn write_number(number: &Number, out: &mut String) {
+    if let Some(unsigned) = number.as_u64() {
+        out.push_str(itoa::Buffer::new().format(unsigned));
+    } else if let Some(signed) = number.as_i64() {
+        out.push_str(itoa::Buffer::new().format(signed));
+    } else if let Some(float) = number.as_f64() {
+        write_f64(float, out);
+    } else {
+        // Unreachable with the features this crate enables, but a Number that is
+        // none of the above still has a textual form.
+        out.push_str(&number.to_string());
+    }
+}
+
+/// 2^63: the first float outside the `i64` range (`i64::MAX as f64` rounds up to it).
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+/// 2^64: the first float outside the `u64` range.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// Appends `value` in canonical plain decimal form. Non-finite values (which a
+/// `serde_json::Number` cannot hold) are written as `null`, as the spec maps them.
+pub(crate) fn write_f64(value: f64, out: &mut String) {
+    if !value.is_finite() {
+        out.push_str("null");
+        return;
+    }
+    if value.fract() == 0.0 && (-TWO_POW_63..TWO_POW_63).contains(&value) {
+        // Integral and in range: the integer is exact, and -0.0 lands on "0".
+        out.push_str(itoa::Buffer::new().format(value as i64));
+        return;
+    }
+    let mut buffer = zmij::Buffer::new();
+    let shortest = buffer.format_finite(value);
+    push_plain_decimal(shortest, out);
+}
+
+/// Rewrites a shortest-digits rendering such as `1.5e-7`, `1e20` or `0.25` as a
+/// plain decimal with no exponent and no trailing fractional zeros.
+fn push_plain_decimal(rendered: &str, out: &mut String) {
+    let bytes = rendered.as_bytes();
+    let (negative, body) = match bytes.first() {
+        Some(b'-') => (true, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    let (mantissa, exponent) = match body.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&body[..e], parse_small_exponent(&body[e + 1..])),
+        None => (body, 0),
+    };
+
+    // Collect the significant digits and where the decimal point falls among them:
+    // value = 0.DIGITS × 10^point.
+    let mut digits: Vec<u8> = Vec::with_capacity(mantissa.len());
+    let mut point: i64 = 0;
+    let mut seen_point = false;
+    for &b in mantissa {
+        if b == b'.' {
+            seen_point = true;
+        } else {
+            digits.push(b);
+            if !seen_point {
+                point += 1;
+            }
+        }
+    }
+    point += exponent;
+    let leading_zeros = digits.iter().take_while(|&&d| d == b'0').count();
+    digits.drain(..leading_zeros);
+    point -= leading_zeros as i64;
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        out.push('0');
+        return;
+    }
+    if negative {
+        out.push('-');
+    }
+    let digit_count = digits.len() as i64;
+    // The digits are ASCII, so pushing them byte by byte as chars is exact.
+    let push_digits = |out: &mut String, slice: &[u8]| {
+        out.extend(slice.iter().map(|&d| d as char));
+    };
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        push_digits(out, &digits);
+    } else if point >= digit_count {
+        push_digits(out, &digits);
+        out.extend(std::iter::repeat_n('0', (point - digit_count) as usize));
+    } else {
+        let split = point as usize;
+        push_digits(out, &digits[..split]);
+        out.push('.');
+        push_digits(out, &digits[split..]);
+    }
+}
+
+fn parse_small_exponent(bytes: &[u8]) -> i64 {
+    let (negative, digits) = match bytes.first() {
+        Some(b'-') => (true, &bytes[1..]),
+        Some(b'+') => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    let magnitude = digits.iter().fold(0i64, |acc, &d| {
+        acc.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+    });
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// The encoder's quoting trigger: `/^[+-]?\d+(\.\d+)?(e[+-]?\d+)?$/i`.
+///
+/// Wider than the decoder grammar on purpose: strings such as `05` or `+1` decode
+/// as strings either way, but quoting them keeps them from looking like numbers.
+pub(crate) fn is_numeric_like(text: &[u8]) -> bool {
+    let start = usize::from(matches!(text.first(), Some(b'+' | b'-')));
+    match scan_number_shape(text, start) {
+        Some(NumberShape { end, .. }) => end == text.len(),
+        None => false,
+    }
+}
+
+struct NumberShape {
+    end: usize,
+    integral_digits: usize,
+    has_fraction_or_exponent: bool,
+}
+
+/// Scans `digits(.digits)?([eE][+-]?digits)?` from `start`.
+fn scan_number_shape(text: &[u8], start: usize) -> Option<NumberShape> {
+    let mut i = start;
+    while i < text.len() && text[i].is_ascii_digit() {
+        i += 1;
+    }
+    let integral_digits = i - start;
+    if integral_digits == 0 {
+        return None;
+    }
+    let mut has_fraction_or_exponent = false;
+    if text.get(i) == Some(&b'.') {
+        let fraction_start = i + 1;
+        i = fraction_start;
+        while i < text.len() && text[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == fraction_start {
+            return None;
+        }
+        has_fraction_or_exponent = true;
+    }
+    if matches!(text.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(text.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exponent_start = i;
+        while i < text.len() && text[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exponent_start {
+            return None;
+        }
+        has_fraction_or_exponent = true;
+    }
+    Some(NumberShape {
+        end: i,
+        integral_digits,
+        has_fraction_or_exponent,
+    })
+}
+
+/// Decodes an unquoted token that may be a number.
+///
+/// Returns `None` when the token is outside the decoder grammar
+/// `/^-?(0|[1-9]\d*)(\.\d+)?(e[+-]?\d+)?$/i` (the caller then keeps it as a
+/// string); otherwise the number, or the token as a string when it cannot be
+/// represented without loss (see the module policy).
+pub(crate) fn decode_number(token: &str) -> Option<Value> {
+    let bytes = token.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let start = usize::from(negative);
+    let shape = scan_number_shape(bytes, start)?;
+    if shape.end != bytes.len() {
+        return None;
+    }
+    // Forbidden leading zero: `05`, `-007` are strings; `0`, `0.5`, `0e1` are numbers.
+    if shape.integral_digits > 1 && bytes[start] == b'0' {
+        return None;
+    }
+
+    if !shape.has_fraction_or_exponent {
+        // At most 19 digits always fit in u64 without overflow checks.
+        if shape.integral_digits <= 19 {
+            let magnitude = bytes[start..]
+                .iter()
+                .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+            return Some(Value::Number(if negative {
+                match 0i64.checked_sub_unsigned(magnitude) {
+                    Some(signed) => Number::from(signed),
+                    None => return Some(lossless_float_or_string(token)),
+                }
+            } else {
+                Number::from(magnitude)
+            }));
+        }
+        if !negative {
+            if let Ok(unsigned) = token.parse::<u64>() {
+                return Some(Value::Number(Number::from(unsigned)));
+            }
+        }
+        return Some(lossless_float_or_string(token));
+    }
+
+    let float: f64 = match token.parse() {
+        Ok(float) => float,
+        Err(_) => return Some(Value::String(token.to_owned())),
+    };
+    Some(float_to_value(float).unwrap_or_else(|| Value::String(token.to_owned())))
+}
+
+/// Canonicalises a decoded float: integral values in the 64-bit ranges become
+/// integers, -0 becomes 0, non-finite values have no JSON form (`None`).
+pub(crate) fn float_to_value(float: f64) -> Option<Value> {
+    if !float.is_finite() {
+        return None;
+    }
+    if float == 0.0 {
+        return Some(Value::Number(Number::from(0u64)));
+    }
+    if float.fract() == 0.0 {
+        if float > 0.0 && float < TWO_POW_64 {
+            return Some(Value::Number(Number::from(float as u64)));
+        }
+        if (-TWO_POW_63..0.0).contains(&float) {
+            return Some(Value::Number(Number::from(float as i64)));
+        }
+    }
+    Number::from_f64(float).map(Value::Number)
+}
+
+/// An integer literal outside the 64-bit ranges: a number only if `f64` holds it
+/// exactly (its canonical rendering gives back the same digits), else a string.
+fn lossless_float_or_string(token: &str) -> Value {
+    if let Ok(float) = token.parse::<f64>() {
+        if float.is_finite() {
+            let mut canonical = String::with_capacity(token.len());
+            write_f64(float, &mut canonical);
+            if canonical == token {
+                if let Some(number) = Number::from_f64(float) {
+                    return Value::Number(number);
+                }
+            }
+        }
+    }
+    Value::String(token.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn f64_text(value: f64) -> String {
+        let mut out = String::new();
+        write_f64(value, &mut out);
+        out
+    }
+
+    #[test]
+    fn floats_are_plain_shortest_and_canonical() {
+        assert_eq!(f64_text(1.5), "1.5");
+        assert_eq!(f64_text(1.0), "1");
+        assert_eq!(f64_text(-0.0), "0");
+        assert_eq!(f64_text(0.000001), "0.000001");
+        assert_eq!(f64_text(1e-7), "0.0000001");
+        assert_eq!(f64_text(1.5e-7), "0.00000015");
+        assert_eq!(f64_text(1e20), "100000000000000000000");
+        assert_eq!(f64_text(1e21), "1000000000000000000000");
+        assert_eq!(f64_text(1.2345e22), "12345000000000000000000");
+        assert_eq!(f64_text(0.3333333333333333), "0.3333333333333333");
+        assert_eq!(f64_text(-123.456), "-123.456");
+        assert_eq!(f64_text(9007199254740991.0), "9007199254740991");
+        assert_eq!(f64_text(f64::MAX).len(), 309);
+        assert!(f64_text(f64::MIN_POSITIVE).starts_with("0.000"));
+    }
+
+    #[test]
+    fn plain_floats_round_trip() {
+        for value in [
+            1e-300,
+            5e-324,
+            1.7976931348623157e308,
+            123456.789e10,
+            0.1,
+            2.5e-8,
+            -4.2e30,
+        ] {
+            let text = f64_text(value);
+            assert!(!text.contains('e'), "{text}");
+            let parsed: f64 = text.parse().expect("plain decimal parses");
+            assert_eq!(parsed, value, "{text}");
+        }
+    }
+
+    #[test]
+    fn integers_are_exact() {
+        let mut out = String::new();
+        write_number(&Number::from(u64::MAX), &mut out);
+        assert_eq!(out, "18446744073709551615");
+        out.clear();
+        write_number(&Number::from(i64::MIN), &mut out);
+        assert_eq!(out, "-9223372036854775808");
+    }
+
+    #[test]
+    fn numeric_like_covers_encoder_quoting_cases() {
+        for text in ["42", "-3.14", "1e-6", "05", "+1", "1E+9", "0.5"] {
+            assert!(is_numeric_like(text.as_bytes()), "{text}");
+        }
+        for text in [
+            "", "-", "1.", ".5", "1e", "0x10", "1_000", "Infinity", "1.2.3",
+        ] {
+            assert!(!is_numeric_like(text.as_bytes()), "{text}");
+        }
+    }
+
+    #[test]
+    fn decoder_grammar_and_canonicalisation() {
+        assert_eq!(decode_number("42"), Some(json!(42)));
+        assert_eq!(decode_number("-0"), Some(json!(0)));
+        assert_eq!(decode_number("-0.0"), Some(json!(0)));
+        assert_eq!(decode_number("1.5000"), Some(json!(1.5)));
+        assert_eq!(decode_number("-1E+03"), Some(json!(-1000)));
+        assert_eq!(decode_number("2.5e2"), Some(json!(250)));
+        assert_eq!(decode_number("1e-10"), Some(json!(1e-10)));
+        assert_eq!(decode_number("18446744073709551615"), Some(json!(u64::MAX)));
+        assert_eq!(decode_number("-9223372036854775808"), Some(json!(i64::MIN)));
+        assert_eq!(decode_number("100000000000000000000"), Some(json!(1e20)));
+        assert_eq!(
+            decode_number("123456789012345678901234567890"),
+            Some(json!("123456789012345678901234567890"))
+        );
+        assert_eq!(decode_number("1e400"), Some(json!("1e400")));
+        for text in [
+            "05", "-05", "007", ".5", "1.", "+1", "1e", "Infinity", "0x10",
+        ] {
+            assert_eq!(decode_number(text), None, "{text}");
+        }
+    }
+}

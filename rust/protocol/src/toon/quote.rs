@@ -1,0 +1,324 @@
+//! Strings and keys: when the encoder must quote, how it escapes, and how the
+//! decoder unescapes.
+//!
+//! The escape set is `\\ \" \n \r \t` plus `\uXXXX` for the other C0 controls.
+//! Supplementary characters always travel as literal UTF-8, so the decoder
+//! rejects every surrogate escape: no escape can produce a lone surrogate.
+
+use super::number::is_numeric_like;
+use super::options::Delimiter;
+
+/// Bytes that force quoting wherever they appear in a value: C0 controls and
+/// the structural characters `: " \ [ ] { }`. The active delimiter is added
+/// per position.
+const fn structural_byte_table(delimiter: u8) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b':' as usize] = true;
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'}' as usize] = true;
+    table[delimiter as usize] = true;
+    table
+}
+
+static NEEDS_QUOTE_COMMA: [bool; 256] = structural_byte_table(b',');
+static NEEDS_QUOTE_TAB: [bool; 256] = structural_byte_table(b'\t');
+static NEEDS_QUOTE_PIPE: [bool; 256] = structural_byte_table(b'|');
+
+fn quote_table(delimiter: Delimiter) -> &'static [bool; 256] {
+    match delimiter {
+        Delimiter::Comma => &NEEDS_QUOTE_COMMA,
+        Delimiter::Tab => &NEEDS_QUOTE_TAB,
+        Delimiter::Pipe => &NEEDS_QUOTE_PIPE,
+    }
+}
+
+/// Whether a string value must be quoted to decode back as the same string.
+///
+/// `delimiter` is the one in force at the value's position: the active
+/// delimiter inside inline arrays and rows, the document delimiter elsewhere.
+pub(crate) fn value_needs_quotes(text: &str, delimiter: Delimiter) -> bool {
+    let bytes = text.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return true; // "" would decode as an empty token, which is ambiguous.
+    };
+    // Padding would be trimmed; `-` reads as a list marker, `#` as a comment.
+    if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
+        return true;
+    }
+    let table = quote_table(delimiter);
+    if bytes.iter().any(|&b| table[b as usize]) {
+        return true;
+    }
+    // Only now the rarer checks: things that would decode as another type.
+    match first {
+        b't' | b'f' | b'n' => matches!(text, "true" | "false" | "null"),
+        b'0'..=b'9' | b'+' => is_numeric_like(bytes),
+        _ => false,
+    }
+}
+
+/// Whether a key may be written bare: `^[A-Za-z_][A-Za-z0-9_.]*$`.
+pub(crate) fn key_is_bare(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    match bytes.first() {
+        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => bytes[1..]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'),
+        _ => false,
+    }
+}
+
+/// Appends `text` in double quotes with the TOON escapes applied.
+pub(crate) fn push_quoted(text: &str, out: &mut String) {
+    out.reserve(text.len() + 2);
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    for (index, &byte) in bytes.iter().enumerate() {
+        let escape: &str = match byte {
+            b'\\' => "\\\\",
+            b'"' => "\\\"",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // Every byte that breaks the run is ASCII, so the slice bounds are
+        // character boundaries.
+        out.push_str(&text[run_start..index]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(byte >> 4)] as char);
+            out.push(HEX[usize::from(byte & 0xf)] as char);
+        } else {
+            out.push_str(escape);
+        }
+        run_start = index + 1;
+    }
+    out.push_str(&text[run_start..]);
+    out.push('"');
+}
+
+/// Appends a key, bare when allowed, quoted otherwise.
+pub(crate) fn push_key(key: &str, out: &mut String) {
+    if key_is_bare(key) {
+        out.push_str(key);
+    } else {
+        push_quoted(key, out);
+    }
+}
+
+/// Appends a string value, quoting only when needed.
+pub(crate) fn push_string_value(text: &str, delimiter: Delimiter, out: &mut String) {
+    if value_needs_quotes(text, delimiter) {
+        push_quoted(text, out);
+    } else {
+        out.push_str(text);
+    }
+}
+
+/// A problem inside a quoted string: byte offset (into the scanned text) and reason.
+pub(crate) type QuoteError = (usize, &'static str);
+
+/// Index of the closing quote for the quote at `open`, skipping escaped bytes.
+pub(crate) fn find_closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+        let at = i + offset;
+        if bytes[at] == b'"' {
+            return Some(at);
+        }
+        i = at + 2;
+        if i >= bytes.len() {
+            return None;
+        }
+    }
+    None
+}
+
+/// Decodes the quoted string whose opening quote is at `open` in `text`.
+/// Returns the string and the index just past its closing quote.
+pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), QuoteError> {
+    let bytes = text.as_bytes();
+    let body_start = open + 1;
+    // Fast path: no escapes before the closing quote.
+    match memchr::memchr2(b'"', b'\\', &bytes[body_start..]) {
+        None => return Err((open, "unterminated string: missing closing quote")),
+        Some(offset) if bytes[body_start + offset] == b'"' => {
+            let close = body_start + offset;
+            return Ok((text[body_start..close].to_owned(), close + 1));
+        }
+        Some(_) => {}
+    }
+    let mut out = String::with_capacity(bytes.len() - body_start);
+    let mut i = body_start;
+    loop {
+        let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+            return Err((open, "unterminated string: missing closing quote"));
+        };
+        let at = i + offset;
+        out.push_str(&text[i..at]);
+        if bytes[at] == b'"' {
+            return Ok((out, at + 1));
+        }
+        let Some(&escaped) = bytes.get(at + 1) else {
+            return Err((open, "unterminated string: missing closing quote"));
+        };
+        i = at + 2;
+        match escaped {
+            b'\\' => out.push('\\'),
+            b'"' => out.push('"'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let code = bytes
+                    .get(i..i + 4)
+                    .and_then(|hex| {
+                        hex.iter().try_fold(0u32, |acc, &h| {
+                            (h as char).to_digit(16).map(|digit| acc * 16 + digit)
+                        })
+                    })
+                    .ok_or((at, "invalid escape: \\u needs exactly four hex digits"))?;
+                // Surrogates (U+D800..U+DFFF) have no char: supplementary
+                // characters must appear as literal UTF-8.
+                let character = char::from_u32(code)
+                    .ok_or((at, "invalid escape: \\u escapes may not encode surrogates"))?;
+                out.push(character);
+                i += 4;
+            }
+            _ => {
+                return Err((
+                    at,
+                    "invalid escape: only \\\\ \\\" \\n \\r \\t and \\uXXXX are allowed",
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(text: &str) -> String {
+        let mut out = String::new();
+        push_quoted(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn quoting_decisions() {
+        let comma = Delimiter::Comma;
+        for text in [
+            "",
+            " a",
+            "a ",
+            "\ta",
+            "true",
+            "false",
+            "null",
+            "42",
+            "-3.14",
+            "1e-6",
+            "05",
+            "+1",
+            "-",
+            "- item",
+            "-x",
+            "#",
+            "#x",
+            "a:b",
+            "a,b",
+            "[5]",
+            "{k}",
+            "say \"hi\"",
+            "a\\b",
+            "line\nbreak",
+            "a\u{4}b",
+        ] {
+            assert!(value_needs_quotes(text, comma), "{text:?} must be quoted");
+        }
+        for text in [
+            "hello",
+            "Ada_99",
+            "café",
+            "你好",
+            "🚀",
+            "hello world",
+            "a|b",
+            "a\u{a0}",
+            "True",
+            "nul",
+            "1x",
+            "x-1",
+            "a#b",
+        ] {
+            assert!(!value_needs_quotes(text, comma), "{text:?} stays bare");
+        }
+        assert!(value_needs_quotes("a|b", Delimiter::Pipe));
+        assert!(!value_needs_quotes("a,b", Delimiter::Pipe));
+        assert!(!value_needs_quotes("a,b", Delimiter::Tab));
+    }
+
+    #[test]
+    fn key_rules() {
+        for key in ["a", "_private", "user.name", "A9_.x"] {
+            assert!(key_is_bare(key), "{key}");
+        }
+        for key in ["", "9a", "-lead", "a b", "a:b", "café", "a-b", ".a"] {
+            assert!(!key_is_bare(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn escapes_round_trip() {
+        let text = "q\" b\\ n\n r\r t\t c\u{1}\u{1f} é🚀";
+        let encoded = quoted(text);
+        assert_eq!(
+            encoded,
+            "\"q\\\" b\\\\ n\\n r\\r t\\t c\\u0001\\u001f é🚀\""
+        );
+        let (decoded, end) = decode_quoted(&encoded, 0).expect("valid");
+        assert_eq!(decoded, text);
+        assert_eq!(end, encoded.len());
+    }
+
+    #[test]
+    fn bad_escapes_are_rejected() {
+        for text in [
+            "\"a\\x\"",
+            "\"a\\u00b\"",
+            "\"\\uD800\"",
+            "\"\\udfff\"",
+            "\"\\ud83d\\ude80\"",
+            "\"open",
+            "\"ends\\",
+            "\"\\u12g4\"",
+        ] {
+            assert!(decode_quoted(text, 0).is_err(), "{text}");
+        }
+        assert_eq!(
+            decode_quoted("\"x\\u00E9y\"", 0).expect("valid").0,
+            "x\u{e9}y"
+        );
+    }
+
+    #[test]
+    fn closing_quote_skips_escapes() {
+        assert_eq!(find_closing_quote(b"\"a\\\"b\" rest", 0), Some(5));
+        assert_eq!(find_closing_quote(b"\"a\\", 0), None);
+        assert_eq!(find_closing_quote(b"\"abc", 0), None);
+    }
+}

@@ -1,0 +1,201 @@
+//! The line scanner: the lexical pass that turns text into structural lines.
+//!
+//! It works on byte offsets into the original text and never copies a line.
+//! Comment lines (`#` after spaces only) and blank lines are dropped here; blank
+//! line numbers are remembered because strict mode forbids them inside arrays.
+//! Strict indentation rules (no tabs, exact multiples) are enforced as lines
+//! are read, so errors surface in document order.
+
+use super::error::DecodeError;
+
+/// One structural line: offsets into the text, and its indentation depth.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line {
+    /// 1-based line number.
+    pub number: usize,
+    /// Byte offset where the raw line starts (for column numbers).
+    pub start: usize,
+    /// Byte offset of the first content byte, after indentation.
+    pub content: usize,
+    /// Byte offset just past the content, trailing spaces and CR excluded.
+    pub end: usize,
+    /// Indentation depth in indent units.
+    pub depth: usize,
+}
+
+pub(crate) struct Lines<'t> {
+    text: &'t str,
+    /// Offset of the next raw line; `None` once the text is exhausted.
+    next_start: Option<usize>,
+    number: usize,
+    indent: usize,
+    strict: bool,
+    peeked: Option<Line>,
+    /// Line numbers of blank lines seen so far, in order.
+    pub blank_lines: Vec<usize>,
+    /// Number of the last line handed out by [`Lines::next`].
+    pub last_consumed: usize,
+}
+
+impl<'t> Lines<'t> {
+    pub fn new(text: &'t str, indent: usize, strict: bool) -> Self {
+        // A leading byte-order mark is not content.
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        Self {
+            text,
+            next_start: Some(first),
+            number: 0,
+            indent,
+            strict,
+            peeked: None,
+            blank_lines: Vec::new(),
+            last_consumed: 0,
+        }
+    }
+
+    /// Bytes not yet scanned: an upper bound for how many lines can follow.
+    pub fn remaining_bytes(&self) -> usize {
+        self.next_start
+            .map_or(0, |start| self.text.len().saturating_sub(start))
+    }
+
+    pub fn peek(&mut self) -> Result<Option<Line>, DecodeError> {
+        if self.peeked.is_none() {
+            self.peeked = self.scan()?;
+        }
+        Ok(self.peeked)
+    }
+
+    pub fn next(&mut self) -> Result<Option<Line>, DecodeError> {
+        let line = match self.peeked.take() {
+            Some(line) => Some(line),
+            None => self.scan()?,
+        };
+        if let Some(line) = line {
+            self.last_consumed = line.number;
+        }
+        Ok(line)
+    }
+
+    /// Reads raw lines until a structural one (or the end).
+    fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
+        let bytes = self.text.as_bytes();
+        while let Some(start) = self.next_start {
+            let (raw_end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
+                Some(offset) => (start + offset, Some(start + offset + 1)),
+                None => (bytes.len(), None),
+            };
+            self.next_start = next;
+            self.number += 1;
+            // Exactly one CR before the LF belongs to a CRLF terminator.
+            let mut end = raw_end;
+            if end > start && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+            let mut lead = start;
+            let mut first_tab = None;
+            while lead < end && matches!(bytes[lead], b' ' | b'\t') {
+                if bytes[lead] == b'\t' && first_tab.is_none() {
+                    first_tab = Some(lead);
+                }
+                lead += 1;
+            }
+            // Strict mode counts only the spaces before a tab as indentation, so
+            // the tab stays in the content and is reported below.
+            let content = match first_tab {
+                Some(tab) if self.strict => tab,
+                _ => lead,
+            };
+            while end > content && bytes[end - 1] == b' ' {
+                end -= 1;
+            }
+            if first_tab.is_none() && end > content && bytes[content] == b'#' {
+                continue; // A comment: only spaces may precede its `#`.
+            }
+            if end == content {
+                self.blank_lines.push(self.number);
+                continue;
+            }
+            let depth = if let Some(tab) = first_tab {
+                if self.strict {
+                    return Err(DecodeError::new(
+                        self.number,
+                        tab - start + 1,
+                        "tabs are not allowed in indentation in strict mode",
+                    ));
+                }
+                // Lenient: each tab is one level, spaces count in indent units.
+                let tabs = bytes[start..lead].iter().filter(|&&b| b == b'\t').count();
+                (lead - start - tabs) / self.indent + tabs
+            } else {
+                let spaces = content - start;
+                if self.strict && spaces % self.indent != 0 {
+                    return Err(DecodeError::new(
+                        self.number,
+                        1,
+                        format!(
+                            "indentation must be a multiple of {} spaces, found {spaces}",
+                            self.indent
+                        ),
+                    ));
+                }
+                spaces / self.indent
+            };
+            return Ok(Some(Line {
+                number: self.number,
+                start,
+                content,
+                end,
+                depth,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn structural(text: &str, strict: bool) -> Vec<(usize, usize, String)> {
+        let mut lines = Lines::new(text, 2, strict);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next().expect("valid") {
+            out.push((
+                line.number,
+                line.depth,
+                text[line.content..line.end].to_owned(),
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn comments_blanks_crlf_and_bom() {
+        let text = "\u{feff}a: 1\r\n# c\n\n   \n  b: 2  \r\n  # indented comment\n";
+        assert_eq!(
+            structural(text, true),
+            vec![(1, 0, "a: 1".to_owned()), (5, 1, "b: 2".to_owned())]
+        );
+    }
+
+    #[test]
+    fn tabs_are_content_not_comments() {
+        assert!(Lines::new("a: 1\n\t# x", 2, true).nth_error(2));
+        assert_eq!(
+            structural("x:\n\t#y", false),
+            vec![(1, 0, "x:".to_owned()), (2, 1, "#y".to_owned())]
+        );
+    }
+
+    impl Lines<'_> {
+        fn nth_error(mut self, count: usize) -> bool {
+            for _ in 0..count {
+                if self.next().is_err() {
+                    return true;
+                }
+            }
+            false
+        }
+    }
+}
