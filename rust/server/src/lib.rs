@@ -1,1 +1,41 @@
-//! The ide-mcp servers, with no JNI.
+//! The ide-mcp servers, with no JNI: the runtime directory and token, four Unix-socket MCP
+//! servers per project, the meta-tools, the call queue and the Security Guard checkpoint.
+//!
+//! Architecture invariants:
+//! - Nothing here knows about the JVM; the JNI crate implements [`handler::ToolHandler`],
+//!   [`guard::SecurityGuard`] and [`host::Host`] on top.
+//! - No lock is held across an `.await`, and none across a call into a handler, the guard or
+//!   the host.
+//! - Every byte from a socket is untrusted: a bad message gets an error reply and the
+//!   connection goes on; a bad stream closes that connection only.
+
+mod calls;
+pub mod client;
+pub mod clock;
+pub mod config;
+mod connection;
+pub mod diagnostics;
+pub mod guard;
+pub mod handler;
+pub mod host;
+mod in_flight;
+mod listener;
+pub mod mcp;
+pub mod meta_tools;
+pub mod peer_credentials;
+pub mod registry;
+pub mod runtime_dir;
+pub mod server_name;
+pub mod servers;
+mod shared;
+pub mod token_ring;
+pub mod tool;
+pub mod wire;
+
+pub use config::{ServerConfig, QUEUE_DEPTH};
+pub use guard::{AllowAll, GuardRequest, SecurityGuard, Verdict};
+pub use handler::{ProgressSink, ToolCall, ToolError, ToolHandler};
+pub use host::{HeadlessHost, Host};
+pub use server_name::ServerName;
+pub use servers::{IdeMcpServers, ServersBuilder, ServersError};
+pub use tool::{DomainSpec, ToolAnnotations, ToolSpec};

@@ -1,0 +1,236 @@
+//! One `run(tool, args)` call from admission to reply: lookup, schema validation, the
+//! Security Guard, the handler under its deadline, progress, and the output budget.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use ide_mcp_protocol::jsonrpc::{Id, Notification, Response};
+use ide_mcp_protocol::toon;
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio_util::sync::CancellationToken;
+
+use crate::guard::{decide, ClientIdentity, Decision, GuardRequest};
+use crate::handler::{ProgressReport, ProgressSink, ToolCall};
+use crate::in_flight::InFlightCalls;
+use crate::mcp::tool_result;
+use crate::meta_tools::{parameters, within_budget};
+use crate::registry::{RegisteredTool, Registry, ToolLookup};
+use crate::server_name::ServerName;
+use crate::shared::Shared;
+
+/// Everything a call task needs; built by the connection when it admits the call.
+pub(crate) struct RunCall {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) server: ServerName,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) id: Id,
+    /// The `arguments` of `tools/call`: `{tool, args}`.
+    pub(crate) arguments: Value,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) client: ClientIdentity,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) in_flight: Arc<InFlightCalls>,
+    pub(crate) outgoing: mpsc::Sender<Value>,
+    /// Held for the whole call: one of the server's handler slots.
+    pub(crate) _handler_slot: OwnedSemaphorePermit,
+}
+
+impl RunCall {
+    /// Runs the call to its end. A cancellation (by the client, the connection closing or the
+    /// servers stopping) ends it at once, with no reply.
+    pub(crate) async fn run(self) {
+        let outcome = tokio::select! {
+            biased;
+            _ = self.cancellation.cancelled() => None,
+            outcome = self.execute() => Some(outcome),
+        };
+        if let Some((text, is_error)) = outcome {
+            let text = within_budget(text, self.shared.config.output_budget_bytes);
+            let reply =
+                Response::success(self.id.clone(), tool_result(self.server, text, is_error));
+            self.in_flight.finish(&self.id, reply.into_value());
+        }
+        // The call is over either way; a handler still running learns it here.
+        self.cancellation.cancel();
+    }
+
+    /// The result text and whether it is an error.
+    async fn execute(&self) -> (String, bool) {
+        let Some(tool_name) = self.arguments.get("tool").and_then(Value::as_str) else {
+            return (
+                "run needs `tool`, a tool name from tools(domain), and `args`, an object"
+                    .to_owned(),
+                true,
+            );
+        };
+        let arguments = match self.arguments.get("args") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(args @ Value::Object(_)) => args.clone(),
+            Some(_) => return ("`args` must be an object".to_owned(), true),
+        };
+        let tool = match self.registry.tool(self.server, tool_name) {
+            ToolLookup::Found(tool) => tool,
+            ToolLookup::Withheld(collision) => {
+                return (
+                    format!(
+                        "tool `{tool_name}` is withheld: its name collides with {} on the `{}` server, \
+                         so none of them can be called until the IDE resolves it",
+                        collision.tools.join(", "),
+                        self.server
+                    ),
+                    true,
+                )
+            }
+            ToolLookup::Unknown => {
+                return (
+                    format!(
+                        "unknown tool `{tool_name}` on the `{}` server; call domains(), then \
+                         tools(domain), to see the tools",
+                        self.server
+                    ),
+                    true,
+                )
+            }
+        };
+        if let Err(problems) = tool.validate(&arguments) {
+            return (invalid_arguments_text(&tool, &problems), true);
+        }
+        let arguments = Arc::new(arguments);
+        let request = GuardRequest {
+            server: self.server,
+            domain: tool.domain.clone(),
+            tool: tool.name.clone(),
+            arguments: Arc::clone(&arguments),
+            annotations: tool.annotations,
+            client: self.client.clone(),
+        };
+        let decision = decide(
+            self.shared.guard.as_ref(),
+            self.shared.host.as_ref(),
+            &request,
+            self.shared.config.guard_timeout,
+        )
+        .await;
+        if let Decision::Refuse(reason) = decision {
+            return (reason, true);
+        }
+        drop(request);
+        // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
+        let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
+        match self.invoke(&tool, arguments).await {
+            Ok(value) => (toon::encode(&value, &toon::EncodeOptions::default()), false),
+            Err(message) => (message, true),
+        }
+    }
+
+    /// Runs the handler under the tool's deadline, forwarding progress while it runs.
+    async fn invoke(&self, tool: &RegisteredTool, arguments: Value) -> Result<Value, String> {
+        let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
+        let (progress_sender, mut progress_receiver) = mpsc::channel::<ProgressReport>(16);
+        let progress = match &self.progress_token {
+            Some(_) => ProgressSink::new(progress_sender),
+            None => ProgressSink::disabled(),
+        };
+        let call = ToolCall {
+            arguments,
+            cancellation: self.cancellation.child_token(),
+            progress,
+        };
+        let handler = AssertUnwindSafe(tool.handler.call(call)).catch_unwind();
+        let handler = tokio::time::timeout(deadline, handler);
+        tokio::pin!(handler);
+
+        let started = Instant::now();
+        let mut heartbeat = tokio::time::interval(self.shared.config.progress_heartbeat);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        heartbeat.reset();
+        let mut last_progress: Option<f64> = None;
+        let mut handler_reported = false;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut handler => break outcome,
+                Some(report) = progress_receiver.recv() => {
+                    handler_reported = true;
+                    if last_progress.is_none_or(|last| report.progress > last) {
+                        last_progress = Some(report.progress);
+                        self.send_progress(report);
+                    }
+                }
+                _ = heartbeat.tick(), if self.progress_token.is_some() && !handler_reported => {
+                    // Heartbeats count up by one, so progress always grows, until the handler
+                    // reports on its own scale.
+                    let beat = last_progress.map_or(1.0, |last| last.floor() + 1.0);
+                    last_progress = Some(beat);
+                    self.send_progress(ProgressReport {
+                        progress: beat,
+                        total: None,
+                        message: Some(format!(
+                            "`{}` still running ({} ms)",
+                            tool.name,
+                            started.elapsed().as_millis()
+                        )),
+                    });
+                }
+            }
+        };
+        match outcome {
+            Ok(Ok(Ok(value))) => Ok(value),
+            Ok(Ok(Err(error))) => Err(format!("`{}` failed: {}", tool.name, error.message())),
+            Ok(Err(_panic)) => Err(format!(
+                "`{}` failed: its handler crashed (an internal error in the IDE); the call did not \
+                 complete",
+                tool.name
+            )),
+            Err(_elapsed) => Err(format!(
+                "`{}` did not finish within its deadline of {} ms and was cancelled; narrow the \
+                 request or try again",
+                tool.name,
+                deadline.as_millis()
+            )),
+        }
+    }
+
+    fn send_progress(&self, report: ProgressReport) {
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".to_owned(), token.clone());
+        params.insert("progress".to_owned(), json!(report.progress));
+        if let Some(total) = report.total {
+            params.insert("total".to_owned(), json!(total));
+        }
+        if let Some(message) = report.message {
+            params.insert("message".to_owned(), Value::from(message));
+        }
+        let notification = Notification {
+            method: "notifications/progress".to_owned(),
+            params: Some(Value::Object(params)),
+        };
+        // Progress is advisory and superseded by the next report: drop it when the client
+        // is not reading rather than hold the call up.
+        let _ = self.outgoing.try_send(notification.into_value());
+    }
+}
+
+fn invalid_arguments_text(tool: &RegisteredTool, problems: &[String]) -> String {
+    let mut text = format!(
+        "invalid arguments for `{}`:\n{}\n# parameters of `{}`:\n",
+        tool.name,
+        problems
+            .iter()
+            .map(|problem| format!("- {problem}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        tool.name
+    );
+    toon::encode_into(
+        &json!({ "parameters": parameters(&tool.input_schema) }),
+        &toon::EncodeOptions::default(),
+        &mut text,
+    );
+    text
+}

@@ -1,0 +1,408 @@
+//! One client connection: read messages, answer control traffic at once, admit tool calls
+//! into the in-flight table, and write every reply through one writer task.
+
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use futures::StreamExt;
+use ide_mcp_protocol::jsonrpc::{
+    ErrorObject, Id, IncomingMessage, Notification, Request, Response,
+};
+use serde_json::{Map, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::UnixStream;
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+
+use crate::calls::RunCall;
+use crate::guard::ClientIdentity;
+use crate::in_flight::{InFlightCalls, Refusal};
+use crate::mcp::{self, REQUEST_REJECTED, TOKEN_META_KEY};
+use crate::meta_tools::{domains_text, tools_text, within_budget};
+use crate::peer_credentials::PeerCredentials;
+use crate::server_name::ServerName;
+use crate::shared::Shared;
+use crate::wire::{decode_payload, encode_message, Wire, WireDecoder};
+
+/// Room in the outgoing queue beyond the slots reserved by in-flight calls, for control
+/// replies and progress notifications.
+const CONTROL_QUEUE_CAPACITY: usize = 32;
+
+/// Serves one accepted connection until the client leaves or the servers stop.
+pub(crate) async fn serve(
+    stream: UnixStream,
+    shared: Arc<Shared>,
+    server: ServerName,
+    peer: PeerCredentials,
+) {
+    let cancellation = shared.shutdown.child_token();
+    let admitted = tokio::select! {
+        admitted = shared.host.admit(&peer) => admitted,
+        _ = cancellation.cancelled() => false,
+    };
+    if !admitted {
+        tracing::info!(server = %server, pid = peer.pid, "connection not admitted; closed");
+        return;
+    }
+    let connection_id = shared.next_connection_id();
+    let (read_half, write_half) = stream.into_split();
+    let (outgoing, outgoing_queue) =
+        mpsc::channel(shared.config.queue_depth + CONTROL_QUEUE_CAPACITY);
+    let mut connection = Connection {
+        in_flight: Arc::new(InFlightCalls::new(shared.config.queue_depth)),
+        identity: ClientIdentity {
+            pid: Some(peer.pid),
+            name: None,
+            connection_id,
+        },
+        shared: Arc::clone(&shared),
+        server,
+        cancellation: cancellation.clone(),
+        outgoing,
+    };
+    let mut messages = FramedRead::new(read_half, WireDecoder::new(shared.config.max_frame_bytes));
+    let mut writer = Some((write_half, outgoing_queue));
+    loop {
+        let next = tokio::select! {
+            biased;
+            _ = cancellation.cancelled() => break,
+            next = messages.next() => next,
+        };
+        let payload = match next {
+            None => break,
+            Some(Ok(payload)) => payload,
+            Some(Err(error)) => {
+                tracing::debug!(server = %server, connection_id, %error, "closing connection: unreadable stream");
+                break;
+            }
+        };
+        let wire = messages.decoder().wire().unwrap_or(Wire::Frames);
+        if let Some((write_half, queue)) = writer.take() {
+            let max = shared.config.max_frame_bytes;
+            let writer_cancellation = cancellation.clone();
+            shared.tasks.spawn(write_replies(
+                write_half,
+                queue,
+                wire,
+                max,
+                writer_cancellation,
+            ));
+        }
+        connection.handle_payload(wire, &payload).await;
+    }
+    // A closed connection cancels all of its calls; their tasks end without replying.
+    cancellation.cancel();
+    connection.in_flight.cancel_all();
+}
+
+/// Writes queued messages in order, coalescing whatever is ready into one write.
+async fn write_replies(
+    mut socket: OwnedWriteHalf,
+    mut queue: mpsc::Receiver<Value>,
+    wire: Wire,
+    max_message_bytes: usize,
+    cancellation: CancellationToken,
+) {
+    let mut buffer = BytesMut::with_capacity(8 * 1024);
+    while let Some(message) = queue.recv().await {
+        encode_or_report(wire, &message, max_message_bytes, &mut buffer);
+        while buffer.len() < 64 * 1024 {
+            match queue.try_recv() {
+                Ok(message) => encode_or_report(wire, &message, max_message_bytes, &mut buffer),
+                Err(_) => break,
+            }
+        }
+        if let Err(error) = socket.write_all(&buffer).await {
+            tracing::debug!(%error, "closing connection: write failed");
+            cancellation.cancel();
+            return;
+        }
+        buffer.clear();
+        if buffer.capacity() > 1024 * 1024 {
+            // Do not keep a huge buffer alive for an idle connection after one big reply.
+            buffer = BytesMut::with_capacity(8 * 1024);
+        }
+    }
+    let _ = socket.shutdown().await;
+}
+
+fn encode_or_report(wire: Wire, message: &Value, max: usize, buffer: &mut BytesMut) {
+    if let Err(error) = encode_message(wire, message, max, buffer) {
+        // Only a message over the frame limit can fail; answer with an error instead, so
+        // the client is not left waiting for its id.
+        tracing::warn!(%error, "an outgoing message did not fit in a frame");
+        if let Some(id) = message.get("id").and_then(Id::from_value) {
+            let reply = Response::error(
+                Some(id),
+                ErrorObject::internal_error("the reply exceeded the maximum frame size"),
+            );
+            let _ = encode_message(wire, &reply.into_value(), max, buffer);
+        }
+    }
+}
+
+struct Connection {
+    shared: Arc<Shared>,
+    server: ServerName,
+    identity: ClientIdentity,
+    cancellation: CancellationToken,
+    outgoing: mpsc::Sender<Value>,
+    in_flight: Arc<InFlightCalls>,
+}
+
+impl Connection {
+    async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
+        let value = match decode_payload(wire, payload) {
+            Ok(value) => value,
+            Err(reason) => {
+                tracing::debug!(server = %self.server, %reason, "undecodable payload");
+                self.send(Response::error(None, ErrorObject::parse_error()))
+                    .await;
+                return;
+            }
+        };
+        match IncomingMessage::from_value(value) {
+            Ok(IncomingMessage::Request(request)) => self.handle_request(request).await,
+            Ok(IncomingMessage::Notification(notification)) => {
+                self.handle_notification(notification)
+            }
+            // The servers send no requests, so there is nothing a response could answer.
+            Ok(IncomingMessage::Response(_)) => {}
+            Err(invalid) => self.send(invalid.to_response()).await,
+        }
+    }
+
+    async fn send(&self, response: Response) {
+        // Waiting here is the back-pressure on a client that does not read its replies.
+        let _ = self.outgoing.send(response.into_value()).await;
+    }
+
+    async fn reply(&self, id: Id, result: Value) {
+        self.send(Response::success(id, result)).await;
+    }
+
+    async fn fail(&self, id: Id, error: ErrorObject) {
+        self.send(Response::error(Some(id), error)).await;
+    }
+
+    fn authenticated(&self, params: Option<&Value>) -> bool {
+        let presented = params
+            .and_then(|params| params.get("_meta"))
+            .and_then(|meta| meta.get(TOKEN_META_KEY))
+            .and_then(Value::as_str);
+        presented.is_some_and(|token| self.shared.tokens.verify(token))
+    }
+
+    async fn handle_request(&mut self, request: Request) {
+        if !self.authenticated(request.params.as_ref()) {
+            self.fail(
+                request.id,
+                ErrorObject::new(
+                    ide_mcp_protocol::jsonrpc::ErrorCode::INVALID_REQUEST,
+                    REQUEST_REJECTED,
+                ),
+            )
+            .await;
+            return;
+        }
+        if self.in_flight.contains(&request.id) {
+            let id_text = request.id.to_value().to_string();
+            self.fail(
+                request.id,
+                ErrorObject::invalid_request(format!(
+                    "id {id_text} is still in flight on this connection; use a new id"
+                )),
+            )
+            .await;
+            return;
+        }
+        let requested_version = request
+            .params
+            .as_ref()
+            .and_then(|params| params.get("_meta"))
+            .and_then(|meta| meta.get(mcp::PROTOCOL_VERSION_META_KEY));
+        if let Some(version) = requested_version {
+            let version_text = version.as_str().unwrap_or_default();
+            if !mcp::is_supported_version(version_text) {
+                let requested = match version.as_str() {
+                    Some(text) => text.to_owned(),
+                    None => version.to_string(),
+                };
+                self.fail(
+                    request.id,
+                    ErrorObject::unsupported_protocol_version(
+                        &requested,
+                        &mcp::supported_versions(),
+                    ),
+                )
+                .await;
+                return;
+            }
+        }
+        let server = self.server;
+        match request.method.as_str() {
+            "initialize" => {
+                if let Some(name) = request
+                    .params
+                    .as_ref()
+                    .and_then(|params| params.pointer("/clientInfo/name"))
+                    .and_then(Value::as_str)
+                {
+                    self.identity.name = Some(name.chars().take(128).collect());
+                }
+                let result = mcp::initialize_result(server, request.params.as_ref());
+                self.reply(request.id, result).await;
+            }
+            "ping" => self.reply(request.id, mcp::ping_result(server)).await,
+            "server/discover" => self.reply(request.id, mcp::discover_result(server)).await,
+            "tools/list" => self.reply(request.id, mcp::tools_list_result(server)).await,
+            "tools/call" => self.tools_call(request).await,
+            method => {
+                let error = ErrorObject::method_not_found(method);
+                self.fail(request.id, error).await;
+            }
+        }
+    }
+
+    fn handle_notification(&self, notification: Notification) {
+        if !self.authenticated(notification.params.as_ref()) {
+            // A failed notification is dropped: there is no id to answer.
+            return;
+        }
+        if notification.method == "notifications/cancelled" {
+            let request_id = notification
+                .params
+                .as_ref()
+                .and_then(|params| params.get("requestId"))
+                .and_then(Id::from_value);
+            if let Some(id) = request_id {
+                self.in_flight.cancel(&id);
+            }
+        }
+        // `notifications/initialized` and anything unknown need no action.
+    }
+
+    async fn tools_call(&self, request: Request) {
+        let params = request.params.as_ref().and_then(Value::as_object);
+        let Some(name) = params
+            .and_then(|params| params.get("name"))
+            .and_then(Value::as_str)
+        else {
+            self.fail(
+                request.id,
+                ErrorObject::invalid_params("tools/call needs `name`, a string"),
+            )
+            .await;
+            return;
+        };
+        let arguments = match params.and_then(|params| params.get("arguments")) {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(arguments @ Value::Object(_)) => arguments.clone(),
+            Some(_) => {
+                self.fail(
+                    request.id,
+                    ErrorObject::invalid_params("`arguments` must be an object"),
+                )
+                .await;
+                return;
+            }
+        };
+        let server = self.server;
+        let budget = self.shared.config.output_budget_bytes;
+        match name {
+            "domains" => {
+                let text = domains_text(&self.shared.registry(), server);
+                let result = mcp::tool_result(server, within_budget(text, budget), false);
+                self.reply(request.id, result).await;
+            }
+            "tools" => {
+                let result = match arguments.get("domain").and_then(Value::as_str) {
+                    None => mcp::tool_result(
+                        server,
+                        "tools needs `domain`, a domain name from domains()".to_owned(),
+                        true,
+                    ),
+                    Some(domain) => match tools_text(&self.shared.registry(), server, domain) {
+                        Ok(text) => mcp::tool_result(server, within_budget(text, budget), false),
+                        Err(message) => mcp::tool_result(server, message, true),
+                    },
+                };
+                self.reply(request.id, result).await;
+            }
+            "run" => {
+                let progress_token = params
+                    .and_then(|params| params.get("_meta"))
+                    .and_then(|meta| meta.get("progressToken"))
+                    .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+                    .cloned();
+                self.start_run(request.id, arguments, progress_token).await;
+            }
+            other => {
+                let error = ErrorObject::invalid_params(format!(
+                    "unknown tool `{other}`: this server's tools are domains, tools and run"
+                ));
+                self.fail(request.id, error).await;
+            }
+        }
+    }
+
+    /// Admits a `run` call and starts it, or answers at once that a cap is reached.
+    async fn start_run(&self, id: Id, arguments: Value, progress_token: Option<Value>) {
+        let Ok(reply_slot) = self.outgoing.clone().reserve_owned().await else {
+            return;
+        };
+        let call_cancellation = self.cancellation.child_token();
+        match self
+            .in_flight
+            .admit(id.clone(), call_cancellation.clone(), reply_slot)
+        {
+            Ok(()) => {}
+            Err(Refusal::QueueFull(slot)) => {
+                let text = format!(
+                    "busy: this connection already has {} calls in flight (QUEUE_DEPTH); wait for \
+                     a reply, then retry",
+                    self.shared.config.queue_depth
+                );
+                slot.send(
+                    Response::success(id, mcp::tool_result(self.server, text, true)).into_value(),
+                );
+                return;
+            }
+            Err(Refusal::DuplicateId(slot)) => {
+                let error = ErrorObject::invalid_request(
+                    "this id is still in flight on this connection; use a new id",
+                );
+                slot.send(Response::error(Some(id), error).into_value());
+                return;
+            }
+        }
+        let Ok(handler_slot) = self.shared.handler_slots(self.server).try_acquire_owned() else {
+            let text = format!(
+                "busy: the `{}` server is already running {} tool calls; retry in a moment",
+                self.server, self.shared.config.max_running_handlers
+            );
+            self.in_flight.finish(
+                &id,
+                Response::success(id.clone(), mcp::tool_result(self.server, text, true))
+                    .into_value(),
+            );
+            return;
+        };
+        let call = RunCall {
+            shared: Arc::clone(&self.shared),
+            server: self.server,
+            registry: self.shared.registry(),
+            id,
+            arguments,
+            progress_token,
+            client: self.identity.clone(),
+            cancellation: call_cancellation,
+            in_flight: Arc::clone(&self.in_flight),
+            outgoing: self.outgoing.clone(),
+            _handler_slot: handler_slot,
+        };
+        self.shared.tasks.spawn(call.run());
+    }
+}

@@ -1,0 +1,63 @@
+//! One server's accept loop: check the peer's credentials before a byte moves, then hand the
+//! connection to its own task.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::UnixListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::connection;
+use crate::peer_credentials::{is_same_user, peer_credentials};
+use crate::server_name::ServerName;
+use crate::shared::Shared;
+
+/// How long to back off when `accept` fails (for example out of file descriptors), so a
+/// failing accept does not become a busy loop.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Accepts connections on `listener` until `stop` fires.
+pub(crate) async fn accept_loop(
+    listener: UnixListener,
+    server: ServerName,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            _ = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _address)) => stream,
+            Err(error) => {
+                tracing::warn!(server = %server, %error, "accept failed; backing off");
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                }
+            }
+        };
+        let peer = {
+            use std::os::fd::AsFd;
+            peer_credentials(stream.as_fd())
+        };
+        let peer = match peer {
+            Ok(peer) if is_same_user(&peer) => peer,
+            Ok(peer) => {
+                tracing::warn!(server = %server, uid = peer.uid, pid = peer.pid, "refused a peer of another user");
+                drop(stream);
+                continue;
+            }
+            Err(error) => {
+                tracing::warn!(server = %server, %error, "refused a peer whose credentials could not be read");
+                drop(stream);
+                continue;
+            }
+        };
+        shared
+            .tasks
+            .spawn(connection::serve(stream, Arc::clone(&shared), server, peer));
+    }
+}

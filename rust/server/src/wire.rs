@@ -1,0 +1,129 @@
+//! The two wires one socket speaks: length-prefixed TOON frames (the contract) and
+//! newline-delimited JSON (for stock Unix-socket bridges). The first byte decides.
+
+use bytes::{Bytes, BytesMut};
+use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, FrameError};
+use ide_mcp_protocol::ndjson::{encode_line, LineDecoder, LineError};
+use ide_mcp_protocol::{json, toon};
+use serde_json::Value;
+use tokio_util::codec::Decoder;
+
+/// Which wire a connection speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// `<length>\n<TOON payload>` in both directions.
+    Frames,
+    /// One JSON message per line in both directions.
+    Lines,
+}
+
+/// Why a connection's byte stream cannot go on. Every variant closes the connection,
+/// because the stream cannot be resynchronised after it.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    /// A bad frame header, an oversize frame or EOF inside a frame.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    /// An over-long line or EOF inside a line.
+    #[error(transparent)]
+    Line(#[from] LineError),
+    /// The socket failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Splits the incoming byte stream into payloads, choosing the wire on the first byte.
+#[derive(Debug)]
+pub struct WireDecoder {
+    max_message_bytes: usize,
+    state: DecoderState,
+}
+
+#[derive(Debug)]
+enum DecoderState {
+    Undecided,
+    Frames(FrameDecoder),
+    Lines(LineDecoder),
+}
+
+impl WireDecoder {
+    /// A decoder that accepts messages of at most `max_message_bytes`.
+    pub fn new(max_message_bytes: usize) -> Self {
+        WireDecoder {
+            max_message_bytes,
+            state: DecoderState::Undecided,
+        }
+    }
+
+    /// The wire, once the first byte has arrived.
+    pub fn wire(&self) -> Option<Wire> {
+        match self.state {
+            DecoderState::Undecided => None,
+            DecoderState::Frames(_) => Some(Wire::Frames),
+            DecoderState::Lines(_) => Some(Wire::Lines),
+        }
+    }
+
+    fn decide(&mut self, buf: &BytesMut) {
+        if let (DecoderState::Undecided, Some(&first)) = (&self.state, buf.first()) {
+            self.state = if first == b'{' {
+                DecoderState::Lines(LineDecoder::new(self.max_message_bytes))
+            } else {
+                DecoderState::Frames(FrameDecoder::new(self.max_message_bytes))
+            };
+        }
+    }
+}
+
+impl Decoder for WireDecoder {
+    type Item = Bytes;
+    type Error = WireError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, WireError> {
+        self.decide(buf);
+        match &mut self.state {
+            DecoderState::Undecided => Ok(None),
+            DecoderState::Frames(frames) => Ok(frames.decode(buf)?),
+            DecoderState::Lines(lines) => Ok(lines.decode(buf)?),
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, WireError> {
+        self.decide(buf);
+        match &mut self.state {
+            DecoderState::Undecided => Ok(None),
+            DecoderState::Frames(frames) => Ok(frames.decode_eof(buf)?),
+            DecoderState::Lines(lines) => Ok(lines.decode_eof(buf)?),
+        }
+    }
+}
+
+/// Decodes one payload into a JSON-RPC value; the error text is for logs only (the client
+/// gets the standard "Parse error").
+pub fn decode_payload(wire: Wire, payload: &[u8]) -> Result<Value, String> {
+    match wire {
+        Wire::Frames => toon::decode_bytes(payload, &toon::DecodeOptions::default())
+            .map_err(|error| error.to_string()),
+        Wire::Lines => json::parse_strict(payload).map_err(|error| error.to_string()),
+    }
+}
+
+/// Appends one outgoing message, encoded for `wire`, to `dst`.
+pub fn encode_message(
+    wire: Wire,
+    message: &Value,
+    max_message_bytes: usize,
+    dst: &mut BytesMut,
+) -> Result<(), WireError> {
+    match wire {
+        Wire::Frames => {
+            let text = toon::encode(message, &toon::EncodeOptions::default());
+            encode_frame(text.as_bytes(), max_message_bytes, dst)?;
+        }
+        Wire::Lines => {
+            let text = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+            encode_line(&text, dst);
+        }
+    }
+    Ok(())
+}

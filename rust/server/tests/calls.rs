@@ -1,0 +1,355 @@
+//! Tool calls: the in-flight cap, out-of-order replies, cancellation, deadlines, progress and
+//! handler faults, over real sockets.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ide_mcp_server::handler::{ToolCall, ToolError};
+use ide_mcp_server::{DomainSpec, ServerName, ToolAnnotations, ToolSpec};
+use serde_json::{json, Value};
+use support::{is_error_result, read_until_response, result_text, run_params, Setup, TestServers};
+
+/// A domain whose `wait` tool records when it starts and when it is cancelled.
+fn probe_domain(
+    started: Arc<AtomicUsize>,
+    cancelled: Arc<AtomicBool>,
+    deadline: Option<Duration>,
+) -> DomainSpec {
+    DomainSpec {
+        name: "probe".to_owned(),
+        description: "A tool that waits to be cancelled".to_owned(),
+        server: ServerName::Code,
+        tools: vec![
+            ToolSpec {
+                name: "wait".to_owned(),
+                description: "Waits until cancelled".to_owned(),
+                input_schema: json!({ "type": "object" }),
+                annotations: ToolAnnotations::default(),
+                deadline,
+                handler: Arc::new(move |call: ToolCall| {
+                    let started = Arc::clone(&started);
+                    let cancelled = Arc::clone(&cancelled);
+                    async move {
+                        // The server drops this future when the call ends; the token is how a
+                        // handler working elsewhere (another task, a JVM thread) learns of it.
+                        let token = call.cancellation.clone();
+                        tokio::spawn(async move {
+                            token.cancelled().await;
+                            cancelled.store(true, Ordering::SeqCst);
+                        });
+                        started.fetch_add(1, Ordering::SeqCst);
+                        std::future::pending::<()>().await;
+                        Err::<Value, _>(ToolError::new("unreachable"))
+                    }
+                }),
+            },
+            ToolSpec {
+                name: "explode".to_owned(),
+                description: "Panics".to_owned(),
+                input_schema: json!({ "type": "object" }),
+                annotations: ToolAnnotations::default(),
+                deadline: None,
+                handler: Arc::new(|_call: ToolCall| async move {
+                    if true {
+                        panic!("handler bug");
+                    }
+                    Ok(Value::Null)
+                }),
+            },
+            ToolSpec {
+                name: "report".to_owned(),
+                description: "Reports progress twice".to_owned(),
+                input_schema: json!({ "type": "object" }),
+                annotations: ToolAnnotations::default(),
+                deadline: None,
+                handler: Arc::new(|call: ToolCall| async move {
+                    call.progress
+                        .report(1.0, Some(2.0), Some("half".to_owned()));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    call.progress
+                        .report(2.0, Some(2.0), Some("done".to_owned()));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Ok(json!({ "reported": 2 }))
+                }),
+            },
+        ],
+    }
+}
+
+fn wait_until(condition: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if condition() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("condition not reached in 5 s");
+}
+
+#[test]
+fn replies_come_back_as_each_call_finishes() {
+    let servers = TestServers::start();
+    let mut client = servers.client();
+    let slow = client
+        .send_request("tools/call", run_params("sleep", json!({ "ms": 400 })))
+        .unwrap();
+    let fast = client
+        .send_request("tools/call", run_params("echo", json!({ "value": "fast" })))
+        .unwrap();
+    let first = client.read_message().unwrap().unwrap();
+    let second = client.read_message().unwrap().unwrap();
+    assert_eq!(first["id"], fast.to_value());
+    assert_eq!(second["id"], slow.to_value());
+    assert!(result_text(&second).contains("slept: 400"));
+    servers.stop();
+}
+
+#[test]
+fn over_the_queue_depth_a_call_is_refused_at_once_and_cancellation_still_gets_through() {
+    let servers = TestServers::start();
+    let mut client = servers.client();
+    let mut ids = Vec::new();
+    for _ in 0..16 {
+        ids.push(
+            client
+                .send_request("tools/call", run_params("sleep", json!({ "ms": 60_000 })))
+                .unwrap(),
+        );
+    }
+    let over = client
+        .send_request("tools/call", run_params("echo", json!({ "value": 1 })))
+        .unwrap();
+    let (refusal, before) = read_until_response(&mut client, &over.to_value());
+    assert!(before.is_empty());
+    assert!(is_error_result(&refusal));
+    assert!(result_text(&refusal).contains("QUEUE_DEPTH"), "{refusal}");
+
+    // Control traffic does not wait behind the calls.
+    let pong = client.request("ping", json!({})).unwrap();
+    assert!(pong.get("result").is_some());
+
+    // Cancel one; its slot frees and no reply ever comes for it.
+    let victim = ids.remove(0);
+    client
+        .send_notification(
+            "notifications/cancelled",
+            json!({ "requestId": victim.to_value(), "reason": "test" }),
+        )
+        .unwrap();
+    let next = client
+        .request("tools/call", run_params("echo", json!({ "value": 2 })))
+        .unwrap();
+    assert!(!is_error_result(&next), "{next}");
+    for id in ids {
+        client
+            .send_notification(
+                "notifications/cancelled",
+                json!({ "requestId": id.to_value() }),
+            )
+            .unwrap();
+    }
+    let pong = client.request("ping", json!({})).unwrap();
+    assert!(pong.get("result").is_some());
+    assert!(client.take_notifications().is_empty());
+    servers.stop();
+}
+
+#[test]
+fn an_id_still_in_flight_cannot_be_reused() {
+    let servers = TestServers::start();
+    let mut client = servers.client();
+    let token =
+        std::fs::read_to_string(servers.servers().directory().unwrap().join("token")).unwrap();
+    let call = |id: i64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "run", "arguments": { "tool": "sleep", "args": { "ms": 300 } },
+            "_meta": { "dev.lain.claudejb/token": token } } })
+    };
+    client.send_value(&call(7)).unwrap();
+    client.send_value(&call(7)).unwrap();
+    let first = client.read_message().unwrap().unwrap();
+    assert_eq!(first["id"], 7);
+    assert_eq!(first["error"]["code"], -32600, "{first}");
+    let second = client.read_message().unwrap().unwrap();
+    assert_eq!(second["id"], 7);
+    assert!(result_text(&second).contains("slept"));
+    servers.stop();
+}
+
+#[test]
+fn cancellation_reaches_the_handler_and_no_reply_follows() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut setup = Setup::default();
+    setup.domains.push(probe_domain(
+        Arc::clone(&started),
+        Arc::clone(&cancelled),
+        None,
+    ));
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let id = client
+        .send_request("tools/call", run_params("wait", json!({})))
+        .unwrap();
+    wait_until(|| started.load(Ordering::SeqCst) == 1);
+    client
+        .send_notification(
+            "notifications/cancelled",
+            json!({ "requestId": id.to_value() }),
+        )
+        .unwrap();
+    wait_until(|| cancelled.load(Ordering::SeqCst));
+    // The very next message is the ping's reply: the cancelled call never answers.
+    let pong_id = client.send_request("ping", json!({})).unwrap();
+    let next = client.read_message().unwrap().unwrap();
+    assert_eq!(next["id"], pong_id.to_value(), "{next}");
+    servers.stop();
+}
+
+#[test]
+fn closing_the_connection_cancels_its_calls() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut setup = Setup::default();
+    setup.domains.push(probe_domain(
+        Arc::clone(&started),
+        Arc::clone(&cancelled),
+        None,
+    ));
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    client
+        .send_request("tools/call", run_params("wait", json!({})))
+        .unwrap();
+    wait_until(|| started.load(Ordering::SeqCst) == 1);
+    drop(client);
+    wait_until(|| cancelled.load(Ordering::SeqCst));
+    servers.stop();
+}
+
+#[test]
+fn a_call_past_its_deadline_is_an_error_and_its_handler_is_cancelled() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut setup = Setup::default();
+    setup.domains.push(probe_domain(
+        Arc::clone(&started),
+        Arc::clone(&cancelled),
+        Some(Duration::from_millis(200)),
+    ));
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let outcome = client.run("wait", json!({})).unwrap();
+    assert!(outcome.is_error);
+    assert!(
+        outcome.text.contains("deadline of 200 ms"),
+        "{}",
+        outcome.text
+    );
+    wait_until(|| cancelled.load(Ordering::SeqCst));
+    servers.stop();
+}
+
+#[test]
+fn a_panicking_handler_is_an_error_result_and_the_server_keeps_serving() {
+    let mut setup = Setup::default();
+    setup
+        .domains
+        .push(probe_domain(Arc::default(), Arc::default(), None));
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let outcome = client.run("explode", json!({})).unwrap();
+    assert!(outcome.is_error);
+    assert!(outcome.text.contains("crashed"), "{}", outcome.text);
+    let echoed = client.run("echo", json!({ "value": 1 })).unwrap();
+    assert!(!echoed.is_error);
+    servers.stop();
+}
+
+#[test]
+fn handler_progress_is_forwarded_with_the_progress_token() {
+    let mut setup = Setup::default();
+    setup
+        .domains
+        .push(probe_domain(Arc::default(), Arc::default(), None));
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let mut params = run_params("report", json!({}));
+    params["_meta"] = json!({ "progressToken": "p-1" });
+    let id = client.send_request("tools/call", params).unwrap();
+    let (reply, before) = read_until_response(&mut client, &id.to_value());
+    assert!(!is_error_result(&reply));
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{before:?}");
+    assert_eq!(progress[0]["params"]["progressToken"], "p-1");
+    assert_eq!(progress[0]["params"]["progress"], 1.0);
+    assert_eq!(progress[1]["params"]["total"], 2.0);
+    assert_eq!(progress[1]["params"]["message"], "done");
+    servers.stop();
+}
+
+#[test]
+fn a_long_call_gets_heartbeats_when_the_handler_reports_nothing() {
+    let mut setup = Setup::default();
+    setup.config.progress_heartbeat = Duration::from_millis(100);
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let mut params = run_params("sleep", json!({ "ms": 450 }));
+    params["_meta"] = json!({ "progressToken": 9 });
+    let id = client.send_request("tools/call", params).unwrap();
+    let (_reply, before) = read_until_response(&mut client, &id.to_value());
+    assert!(before.len() >= 2, "{before:?}");
+    assert!(before
+        .iter()
+        .all(|message| message["params"]["progressToken"] == 9));
+    servers.stop();
+}
+
+#[test]
+fn no_progress_is_sent_without_a_progress_token() {
+    let mut setup = Setup::default();
+    setup.config.progress_heartbeat = Duration::from_millis(50);
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let id = client
+        .send_request("tools/call", run_params("sleep", json!({ "ms": 300 })))
+        .unwrap();
+    let (_reply, before) = read_until_response(&mut client, &id.to_value());
+    assert!(before.is_empty(), "{before:?}");
+    servers.stop();
+}
+
+#[test]
+fn the_per_server_handler_cap_refuses_at_once() {
+    let mut setup = Setup::default();
+    setup.config.max_running_handlers = 2;
+    let servers = TestServers::start_with(setup);
+    let mut first = servers.client();
+    let mut second = servers.client();
+    first
+        .send_request("tools/call", run_params("sleep", json!({ "ms": 30_000 })))
+        .unwrap();
+    second
+        .send_request("tools/call", run_params("sleep", json!({ "ms": 30_000 })))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut third = servers.client();
+    let refused = third.run("echo", json!({ "value": 1 })).unwrap();
+    assert!(refused.is_error);
+    assert!(
+        refused.text.contains("already running 2 tool calls"),
+        "{}",
+        refused.text
+    );
+    // Another server's cap is its own.
+    let mut other = servers.client_of(ServerName::Ops, Default::default());
+    assert!(!other.run("echo", json!({ "value": 1 })).unwrap().is_error);
+    servers.stop();
+}

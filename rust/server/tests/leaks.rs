@@ -1,0 +1,68 @@
+//! Start/stop cycles leave nothing behind. Alone in its own test binary, so no other test's
+//! threads or descriptors are counted.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::os::unix::fs::MetadataExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ide_mcp_server::diagnostics::diagnostics_domain;
+use ide_mcp_server::{AllowAll, IdeMcpServers, ServerName};
+use serde_json::json;
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").unwrap().count()
+}
+
+#[test]
+fn a_hundred_start_stop_cycles_leave_no_fd_thread_or_file_behind() {
+    let base = tempfile::tempdir().unwrap();
+    let run_cycle = || {
+        let servers = IdeMcpServers::builder([base.path().to_path_buf()])
+            .guard(Arc::new(AllowAll))
+            .domain(diagnostics_domain(ServerName::Code))
+            .domain({
+                let mut ops = diagnostics_domain(ServerName::Ops);
+                ops.name = "ops-diagnostics".to_owned();
+                ops
+            })
+            .start()
+            .unwrap();
+        let mut client = ide_mcp_server::client::Client::connect(
+            &servers.socket_path(ServerName::Code).unwrap(),
+        )
+        .unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        assert!(!client.run("echo", json!({ "value": 1 })).unwrap().is_error);
+        client
+            .send_request(
+                "tools/call",
+                support::run_params("sleep", json!({ "ms": 60_000 })),
+            )
+            .unwrap();
+        servers.stop().unwrap();
+        drop(client);
+    };
+    // One warm-up cycle, so lazily created process-wide state is not counted as a leak.
+    run_cycle();
+    let (fds, thread_count) = (open_fds(), threads());
+    for _ in 0..100 {
+        run_cycle();
+    }
+    assert_eq!(open_fds(), fds);
+    assert_eq!(threads(), thread_count);
+    let shared = base.path().join("claude-ide-mcp");
+    assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::metadata(&shared).unwrap().uid(),
+        rustix::process::geteuid().as_raw()
+    );
+}

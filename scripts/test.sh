@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs what is missing, then the Rust
+# suite (with the TOON conformance count shown), formatting and lints.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d ../shared/toon-fixtures ]; then
+  echo "error: ../shared/toon-fixtures is missing (it sits beside the repository root)" >&2
+  exit 1
+fi
+
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo test --workspace --locked
+echo "== TOON conformance"
+cargo test --locked -p ide-mcp-protocol --test toon_fixtures -- --nocapture 2>&1 | grep -E "TOON fixtures|test result"
