@@ -1,0 +1,75 @@
+//! Fuzzes the TOON decoder with arbitrary bytes.
+//!
+//! The first byte picks the decode options (strict or not, indent 1–4, a small
+//! or the default nesting limit) and the encoder's delimiter; the rest is the
+//! document. Properties checked:
+//! - decoding never panics, hangs or overflows the stack;
+//! - an accepted document's value encodes to text that strict decoding accepts
+//!   and turns back into the same value (numbers compared by value).
+
+#![no_main]
+
+use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && same_value(vx, vy))
+        }
+        _ => a == b,
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, document)) = data.split_first() else {
+        return;
+    };
+    let options = DecodeOptions {
+        strict: selector & 1 == 0,
+        indent: 1 + usize::from((selector >> 1) & 3),
+        max_depth: if selector & 8 == 0 { 128 } else { 6 },
+    };
+    let delimiter = match (selector >> 4) % 3 {
+        0 => Delimiter::Comma,
+        1 => Delimiter::Tab,
+        _ => Delimiter::Pipe,
+    };
+    let Ok(value) = toon::decode_bytes(document, &options) else {
+        return;
+    };
+    let encoded = toon::encode(
+        &value,
+        &EncodeOptions {
+            indent: 2,
+            delimiter,
+        },
+    );
+    let strict = DecodeOptions {
+        max_depth: options.max_depth,
+        ..DecodeOptions::default()
+    };
+    match toon::decode(&encoded, &strict) {
+        Ok(again) => assert!(
+            same_value(&value, &again),
+            "round trip changed the value\nfirst: {value}\nencoded:\n{encoded}\nagain: {again}"
+        ),
+        Err(error) => {
+            panic!("re-encoded document rejected: {error}\nvalue: {value}\nencoded:\n{encoded}")
+        }
+    }
+});
