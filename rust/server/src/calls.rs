@@ -3,7 +3,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use futures::FutureExt;
 use ide_mcp_protocol::jsonrpc::{Id, Notification, Response};
@@ -12,9 +12,11 @@ use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
-use crate::guard::{decide, ClientIdentity, Decision, GuardRequest};
+use crate::audit::{AuditRecord, AuditVerdict};
+use crate::guard::{decide, CheckpointTimeouts, ClientIdentity, Decision, GuardRequest};
 use crate::handler::{ProgressReport, ProgressSink, ToolCall};
 use crate::in_flight::InFlightCalls;
+use crate::limits::json_size_within;
 use crate::mcp::tool_result;
 use crate::meta_tools::{parameters, within_budget};
 use crate::registry::{RegisteredTool, Registry, ToolLookup};
@@ -95,10 +97,22 @@ impl RunCall {
                 )
             }
         };
+        let max_argument_bytes = self.shared.config.max_argument_bytes;
+        if json_size_within(&arguments, max_argument_bytes).is_none() {
+            return (
+                format!(
+                    "the arguments of `{}` are larger than {max_argument_bytes} bytes; pass less \
+                     (for example a path instead of the content)",
+                    tool.name
+                ),
+                true,
+            );
+        }
         if let Err(problems) = tool.validate(&arguments) {
             return (invalid_arguments_text(&tool, &problems), true);
         }
-        let arguments = Arc::new(arguments);
+        let baseline = self.shared.policy.apply(&tool.input_schema, arguments);
+        let arguments = Arc::new(baseline.arguments);
         let request = GuardRequest {
             server: self.server,
             domain: tool.domain.clone(),
@@ -106,21 +120,50 @@ impl RunCall {
             arguments: Arc::clone(&arguments),
             annotations: tool.annotations,
             client: self.client.clone(),
+            concerns: baseline.concerns,
+        };
+        let judging_started = Instant::now();
+        let timeouts = CheckpointTimeouts {
+            guard: self.shared.config.guard_timeout,
+            confirmation: self.shared.config.confirmation_timeout,
         };
         let decision = decide(
             self.shared.guard.as_ref(),
             self.shared.host.as_ref(),
             &request,
-            self.shared.config.guard_timeout,
+            timeouts,
         )
         .await;
+        let (verdict, reason) = match &decision {
+            Decision::Run(reason) => (AuditVerdict::Allowed, reason.clone()),
+            Decision::Refuse(reason) => (AuditVerdict::Denied, reason.clone()),
+        };
+        self.shared.audit.record(AuditRecord {
+            at: SystemTime::now(),
+            client: self.client.clone(),
+            server: self.server,
+            domain: tool.domain.clone(),
+            tool: tool.name.clone(),
+            verdict,
+            reason,
+            duration: judging_started.elapsed(),
+        });
         if let Decision::Refuse(reason) = decision {
             return (reason, true);
         }
         drop(request);
         // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
         let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
+        let max_result_bytes = self.shared.config.max_result_bytes;
         match self.invoke(&tool, arguments).await {
+            Ok(value) if json_size_within(&value, max_result_bytes).is_none() => (
+                format!(
+                    "`{}` produced a result larger than {max_result_bytes} bytes, which was \
+                     dropped; narrow the request",
+                    tool.name
+                ),
+                true,
+            ),
             Ok(value) => (toon::encode(&value, &toon::EncodeOptions::default()), false),
             Err(message) => (message, true),
         }

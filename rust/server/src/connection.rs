@@ -4,19 +4,22 @@
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use futures::StreamExt;
 use ide_mcp_protocol::jsonrpc::{
     ErrorObject, Id, IncomingMessage, Notification, Request, Response,
 };
 use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixStream;
-use tokio::sync::mpsc;
-use tokio_util::codec::FramedRead;
+
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio_util::codec::Decoder;
 use tokio_util::sync::CancellationToken;
 
+use crate::admission::{answer_of, Admission};
 use crate::calls::RunCall;
+use crate::config::ServerConfig;
 use crate::guard::ClientIdentity;
 use crate::in_flight::{InFlightCalls, Refusal};
 use crate::mcp::{self, REQUEST_REJECTED, TOKEN_META_KEY};
@@ -30,22 +33,31 @@ use crate::wire::{decode_payload, encode_message, Wire, WireDecoder};
 /// replies and progress notifications.
 const CONTROL_QUEUE_CAPACITY: usize = 32;
 
-/// Serves one accepted connection until the client leaves or the servers stop.
+/// How much a connection reads at a time.
+const READ_CHUNK_BYTES: usize = 8 * 1024;
+
+/// How much an unexpected client may send while the host decides; past this it waits in
+/// the kernel's socket buffer.
+const PRE_ADMISSION_BYTES: usize = 64 * 1024;
+
+/// How often a connection with calls in flight re-checks its idle timer.
+const IDLE_RECHECK: Duration = Duration::from_secs(1);
+
+/// Serves one accepted connection until the client leaves, breaks a limit, or the servers
+/// stop. `_connection_slot` is this connection's share of the server's connection cap.
 pub(crate) async fn serve(
     stream: UnixStream,
     shared: Arc<Shared>,
     server: ServerName,
     peer: PeerCredentials,
+    _connection_slot: OwnedSemaphorePermit,
 ) {
+    let accepted_at = Instant::now();
     let cancellation = shared.shutdown.child_token();
-    let admitted = tokio::select! {
-        admitted = shared.host.admit(&peer) => admitted,
-        _ = cancellation.cancelled() => false,
-    };
-    if !admitted {
+    let Some(early_bytes) = admit(&stream, &shared, &peer, &cancellation).await else {
         tracing::info!(server = %server, pid = peer.pid, "connection not admitted; closed");
         return;
-    }
+    };
     let connection_id = shared.next_connection_id();
     let (read_half, write_half) = stream.into_split();
     let (outgoing, outgoing_queue) =
@@ -61,51 +73,219 @@ pub(crate) async fn serve(
         server,
         cancellation: cancellation.clone(),
         outgoing,
+        bad_messages: 0,
     };
-    let mut messages = FramedRead::new(read_half, WireDecoder::new(shared.config.max_frame_bytes));
+    let mut decoder = WireDecoder::new(shared.config.max_frame_bytes);
+    let mut buffer = early_bytes;
     let mut writer = Some((write_half, outgoing_queue));
-    loop {
-        let next = tokio::select! {
-            biased;
-            _ = cancellation.cancelled() => break,
-            next = messages.next() => next,
-        };
-        let payload = match next {
-            None => break,
-            Some(Ok(payload)) => payload,
-            Some(Err(error)) => {
-                tracing::debug!(server = %server, connection_id, %error, "closing connection: unreadable stream");
-                break;
+    let mut timing = ReadTiming {
+        accepted_at,
+        saw_message: false,
+        message_started: None,
+        last_activity: accepted_at,
+    };
+    let close_reason = 'connection: loop {
+        loop {
+            let payload = match decoder.decode(&mut buffer) {
+                Ok(Some(payload)) => payload,
+                Ok(None) => break,
+                Err(error) => break 'connection format!("unreadable stream: {error}"),
+            };
+            timing.saw_message = true;
+            timing.message_started = None;
+            timing.last_activity = Instant::now();
+            let wire = decoder.wire().unwrap_or(Wire::Frames);
+            if let Some((write_half, queue)) = writer.take() {
+                shared.tasks.spawn(write_replies(
+                    write_half,
+                    queue,
+                    wire,
+                    shared.config.max_frame_bytes,
+                    shared.config.write_timeout,
+                    cancellation.clone(),
+                ));
             }
-        };
-        let wire = messages.decoder().wire().unwrap_or(Wire::Frames);
-        if let Some((write_half, queue)) = writer.take() {
-            let max = shared.config.max_frame_bytes;
-            let writer_cancellation = cancellation.clone();
-            shared.tasks.spawn(write_replies(
-                write_half,
-                queue,
-                wire,
-                max,
-                writer_cancellation,
-            ));
+            connection.handle_payload(wire, &payload).await;
+            if connection.bad_messages > shared.config.max_bad_messages {
+                break 'connection format!(
+                    "more than {} bad messages",
+                    shared.config.max_bad_messages
+                );
+            }
         }
-        connection.handle_payload(wire, &payload).await;
-    }
+        if buffer.is_empty() {
+            // An idle connection keeps no read buffer at all.
+            buffer = BytesMut::new();
+            timing.message_started = None;
+        } else if timing.message_started.is_none() {
+            timing.message_started = Some(Instant::now());
+        }
+        let (deadline, expiry) = timing.next_deadline(
+            &shared.config,
+            &buffer,
+            decoder.wire(),
+            connection.in_flight.len(),
+        );
+        tokio::select! {
+            biased;
+            _ = cancellation.cancelled() => break 'connection "closed".to_owned(),
+            _ = tokio::time::sleep_until(deadline.into()) => match expiry {
+                Expiry::Close(reason) => break 'connection reason.to_owned(),
+                Expiry::Recheck => timing.last_activity = Instant::now(),
+            },
+            ready = read_half.readable() => {
+                if let Err(error) = ready {
+                    break 'connection format!("read failed: {error}");
+                }
+                if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
+                    buffer.reserve(READ_CHUNK_BYTES);
+                }
+                match read_half.try_read_buf(&mut buffer) {
+                    Ok(0) => {
+                        if let Err(error) = decoder.decode_eof(&mut buffer) {
+                            break 'connection format!("unreadable stream: {error}");
+                        }
+                        break 'connection "the client closed the connection".to_owned();
+                    }
+                    Ok(_) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(error) => break 'connection format!("read failed: {error}"),
+                }
+            }
+        }
+    };
+    tracing::debug!(server = %server, connection_id, reason = %close_reason, "connection closed");
     // A closed connection cancels all of its calls; their tasks end without replying.
     cancellation.cancel();
     connection.in_flight.cancel_all();
 }
 
-/// Writes queued messages in order, coalescing whatever is ready into one write.
+/// When the bytes of a connection are due.
+struct ReadTiming {
+    accepted_at: Instant,
+    saw_message: bool,
+    message_started: Option<Instant>,
+    last_activity: Instant,
+}
+
+/// What happens when a connection's deadline passes.
+enum Expiry {
+    /// Close the connection, for this reason.
+    Close(&'static str),
+    /// Nothing yet: look again.
+    Recheck,
+}
+
+impl ReadTiming {
+    fn next_deadline(
+        &self,
+        config: &ServerConfig,
+        buffer: &BytesMut,
+        wire: Option<Wire>,
+        calls_in_flight: usize,
+    ) -> (Instant, Expiry) {
+        if !self.saw_message {
+            return (
+                self.accepted_at + config.first_message_timeout,
+                Expiry::Close("no complete first message in time"),
+            );
+        }
+        if let Some(started) = self.message_started {
+            let header_done = match wire {
+                Some(Wire::Lines) => true,
+                _ => buffer.iter().take(12).any(|&byte| byte == b'\n'),
+            };
+            return if header_done {
+                (
+                    started + config.body_timeout,
+                    Expiry::Close("a message body arrived too slowly"),
+                )
+            } else {
+                (
+                    started + config.header_timeout,
+                    Expiry::Close("a frame header arrived too slowly"),
+                )
+            };
+        }
+        if calls_in_flight > 0 {
+            return (
+                Instant::now() + IDLE_RECHECK.min(config.idle_timeout),
+                Expiry::Recheck,
+            );
+        }
+        (
+            self.last_activity + config.idle_timeout,
+            Expiry::Close("idle for too long"),
+        )
+    }
+}
+
+/// Holds an unexpected client until the host answers, reading (a bounded amount of) what it
+/// sends meanwhile so its leaving is noticed. Returns the bytes read, or `None` to close.
+async fn admit(
+    stream: &UnixStream,
+    shared: &Arc<Shared>,
+    peer: &PeerCredentials,
+    cancellation: &CancellationToken,
+) -> Option<BytesMut> {
+    let mut early = BytesMut::new();
+    let receiver = match shared
+        .admission
+        .classify(peer.pid, shared.config.rejection_cooldown)
+    {
+        Admission::Admitted => return Some(early),
+        Admission::Refused => return None,
+        Admission::Wait(receiver) => receiver,
+        Admission::Ask(client) => {
+            let (receiver, prompt) = shared.admission.ask(
+                Arc::clone(&shared.host),
+                client,
+                shared.config.admission_timeout,
+            );
+            let shutdown = shared.shutdown.clone();
+            shared.tasks.spawn(async move {
+                tokio::select! {
+                    _ = prompt => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            });
+            receiver
+        }
+    };
+    let answer = answer_of(receiver);
+    tokio::pin!(answer);
+    loop {
+        tokio::select! {
+            biased;
+            _ = cancellation.cancelled() => return None,
+            allowed = &mut answer => return allowed.then_some(early),
+            ready = stream.readable(), if early.len() < PRE_ADMISSION_BYTES => {
+                ready.ok()?;
+                early.reserve(READ_CHUNK_BYTES);
+                match stream.try_read_buf(&mut early) {
+                    // The client went away while held: nothing it sent will run.
+                    Ok(0) => return None,
+                    Ok(_) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => return None,
+                }
+            }
+        }
+    }
+}
+
+/// Writes queued messages in order, coalescing whatever is ready into one write. A client
+/// that does not take a write within the timeout is closed: nothing is buffered for it
+/// beyond the bounded queue.
 async fn write_replies(
     mut socket: OwnedWriteHalf,
     mut queue: mpsc::Receiver<Value>,
     wire: Wire,
     max_message_bytes: usize,
+    write_timeout: Duration,
     cancellation: CancellationToken,
 ) {
-    let mut buffer = BytesMut::with_capacity(8 * 1024);
+    let mut buffer = BytesMut::new();
     while let Some(message) = queue.recv().await {
         encode_or_report(wire, &message, max_message_bytes, &mut buffer);
         while buffer.len() < 64 * 1024 {
@@ -114,16 +294,21 @@ async fn write_replies(
                 Err(_) => break,
             }
         }
-        if let Err(error) = socket.write_all(&buffer).await {
-            tracing::debug!(%error, "closing connection: write failed");
-            cancellation.cancel();
-            return;
+        match tokio::time::timeout(write_timeout, socket.write_all(&buffer)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "closing connection: write failed");
+                cancellation.cancel();
+                return;
+            }
+            Err(_) => {
+                tracing::debug!("closing connection: the client stopped reading");
+                cancellation.cancel();
+                return;
+            }
         }
-        buffer.clear();
-        if buffer.capacity() > 1024 * 1024 {
-            // Do not keep a huge buffer alive for an idle connection after one big reply.
-            buffer = BytesMut::with_capacity(8 * 1024);
-        }
+        // An idle connection keeps no write buffer.
+        buffer = BytesMut::new();
     }
     let _ = socket.shutdown().await;
 }
@@ -150,13 +335,16 @@ struct Connection {
     cancellation: CancellationToken,
     outgoing: mpsc::Sender<Value>,
     in_flight: Arc<InFlightCalls>,
+    /// Undecodable, invalid or unauthenticated messages so far.
+    bad_messages: u32,
 }
 
 impl Connection {
     async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
-        let value = match decode_payload(wire, payload) {
+        let value = match decode_payload(wire, payload, &self.shared.config.decode_limits) {
             Ok(value) => value,
             Err(reason) => {
+                self.bad_messages += 1;
                 tracing::debug!(server = %self.server, %reason, "undecodable payload");
                 self.send(Response::error(None, ErrorObject::parse_error()))
                     .await;
@@ -170,7 +358,10 @@ impl Connection {
             }
             // The servers send no requests, so there is nothing a response could answer.
             Ok(IncomingMessage::Response(_)) => {}
-            Err(invalid) => self.send(invalid.to_response()).await,
+            Err(invalid) => {
+                self.bad_messages += 1;
+                self.send(invalid.to_response()).await;
+            }
         }
     }
 
@@ -197,6 +388,7 @@ impl Connection {
 
     async fn handle_request(&mut self, request: Request) {
         if !self.authenticated(request.params.as_ref()) {
+            self.bad_messages += 1;
             self.fail(
                 request.id,
                 ErrorObject::new(
@@ -266,8 +458,9 @@ impl Connection {
         }
     }
 
-    fn handle_notification(&self, notification: Notification) {
+    fn handle_notification(&mut self, notification: Notification) {
         if !self.authenticated(notification.params.as_ref()) {
+            self.bad_messages += 1;
             // A failed notification is dropped: there is no id to answer.
             return;
         }

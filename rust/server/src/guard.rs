@@ -17,8 +17,11 @@ pub type VerdictFuture = Pin<Box<dyn Future<Output = Result<Verdict, String>> + 
 /// The guard's answer for one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Run it.
+    /// Run it, unless the baseline policy raised a concern (a path outside the project, a
+    /// credential file) or the tool is destructive (then the person is asked).
     Allow,
+    /// Run it even though the baseline policy raised a concern; a destructive tool still asks.
+    AllowExplicitly,
     /// Do not run it; the reason goes back to the model.
     Deny {
         /// Why, in words the model can act on.
@@ -45,6 +48,8 @@ pub struct GuardRequest {
     pub arguments: Arc<Value>,
     /// The tool's behaviour hints.
     pub annotations: ToolAnnotations,
+    /// What the baseline policy found wrong; with any, only `AllowExplicitly` runs the call.
+    pub concerns: Vec<String>,
     /// Who is calling.
     pub client: ClientIdentity,
 }
@@ -79,21 +84,29 @@ impl SecurityGuard for AllowAll {
 /// The final decision after asking the guard and, when it says ask, the host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
-    /// Run it.
-    Run,
+    /// Run it; the reason says who allowed it (for the audit log).
+    Run(String),
     /// Refuse, with the reason for the model.
     Refuse(String),
 }
 
-/// Runs the checkpoint: the guard's verdict within `timeout`, then the host's confirmation
-/// for an ask. Every failure path (error, timeout, no UI, a person saying no) refuses.
+/// How long each party of the checkpoint may take.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CheckpointTimeouts {
+    pub(crate) guard: Duration,
+    pub(crate) confirmation: Duration,
+}
+
+/// Runs the checkpoint: the guard's verdict, combined with the baseline policy's concerns and
+/// the tool's destructiveness, then the host's confirmation for an ask. Every failure path
+/// (guard error, timeout, no UI, a person saying no) refuses.
 pub(crate) async fn decide(
     guard: &dyn SecurityGuard,
     host: &dyn Host,
     request: &GuardRequest,
-    timeout: Duration,
+    timeouts: CheckpointTimeouts,
 ) -> Decision {
-    let verdict = match tokio::time::timeout(timeout, guard.judge(request)).await {
+    let verdict = match tokio::time::timeout(timeouts.guard, guard.judge(request)).await {
         Ok(Ok(verdict)) => verdict,
         Ok(Err(error)) => {
             return Decision::Refuse(format!(
@@ -104,30 +117,41 @@ pub(crate) async fn decide(
         Err(_) => {
             return Decision::Refuse(format!(
                 "denied: the Security Guard did not answer within {} ms; nothing ran",
-                timeout.as_millis()
+                timeouts.guard.as_millis()
             ))
         }
     };
-    match verdict {
-        Verdict::Allow => Decision::Run,
+    let prompt = match verdict {
         Verdict::Deny { reason } => {
-            Decision::Refuse(format!("denied by the Security Guard: {reason}"))
+            return Decision::Refuse(format!("denied by the Security Guard: {reason}"))
         }
-        Verdict::Ask { prompt } => match host.confirm(request, &prompt) {
-            None => Decision::Refuse(format!(
-                "denied: `{}` needs the user's confirmation, and there is no UI to ask in",
-                request.tool
-            )),
-            Some(answer) => match tokio::time::timeout(timeout, answer).await {
-                Ok(true) => Decision::Run,
-                Ok(false) => {
-                    Decision::Refuse(format!("the user declined to run `{}`", request.tool))
-                }
-                Err(_) => Decision::Refuse(format!(
-                    "denied: the user did not answer within {} ms",
-                    timeout.as_millis()
-                )),
-            },
-        },
+        Verdict::Allow if !request.concerns.is_empty() => {
+            return Decision::Refuse(format!(
+                "denied: {}; the IDE's Security Guard did not explicitly allow this",
+                request.concerns.join("; ")
+            ))
+        }
+        Verdict::Allow | Verdict::AllowExplicitly if !request.annotations.destructive => {
+            return Decision::Run("allowed by the Security Guard".to_owned())
+        }
+        Verdict::Allow | Verdict::AllowExplicitly => format!(
+            "`{}` ({}) may change or destroy data. Run it?",
+            request.tool, request.domain
+        ),
+        Verdict::Ask { prompt } => prompt,
+    };
+    let Some(answer) = host.confirm(request, &prompt) else {
+        return Decision::Refuse(format!(
+            "denied: `{}` needs the user's confirmation, and there is no UI to ask in",
+            request.tool
+        ));
+    };
+    match tokio::time::timeout(timeouts.confirmation, answer).await {
+        Ok(true) => Decision::Run("confirmed by the user".to_owned()),
+        Ok(false) => Decision::Refuse(format!("the user declined to run `{}`", request.tool)),
+        Err(_) => Decision::Refuse(format!(
+            "denied: the user did not answer within {} ms",
+            timeouts.confirmation.as_millis()
+        )),
     }
 }

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::guard::GuardRequest;
-use crate::peer_credentials::PeerCredentials;
+use crate::process_info::ClientProcess;
 use crate::registry::ToolCollision;
 
 /// A boxed yes/no answer that may take a while (a person clicking a button).
@@ -21,11 +21,19 @@ pub trait Host: Send + Sync + 'static {
         None
     }
 
-    /// Decides whether a new connection may talk to the servers. Called once per
-    /// connection, after the kernel's credentials showed the peer is our own user, before any
-    /// byte is read. The default admits every such peer.
-    fn admit(&self, peer: &PeerCredentials) -> AnswerFuture {
-        let _ = peer;
+    /// A connection came from a process the host did not launch (nor a descendant of one,
+    /// nor one covered by an admission credit). The host shows it to the person; when its
+    /// setting asks for approval, it answers once the person chose Allow (`true`) or Reject
+    /// (`false`). Nothing from the connection runs before the answer; no answer within the
+    /// admission timeout, or the client going away, closes it. The default announces the
+    /// client in the log and admits it.
+    fn unexpected_client(&self, client: &ClientProcess) -> AnswerFuture {
+        tracing::warn!(
+            pid = client.pid,
+            executable = ?client.executable,
+            command_line = ?client.command_line,
+            "an unexpected client connected to the IDE MCP servers"
+        );
         Box::pin(async { true })
     }
 
@@ -42,7 +50,7 @@ pub trait Host: Send + Sync + 'static {
     }
 }
 
-/// A host with every default: no UI, every same-user peer admitted.
+/// A host with every default: no UI to confirm in, unexpected clients announced and admitted.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HeadlessHost;
 

@@ -9,6 +9,8 @@
 //! - Every byte from a socket is untrusted: a bad message gets an error reply and the
 //!   connection goes on; a bad stream closes that connection only.
 
+mod admission;
+pub mod audit;
 mod calls;
 pub mod client;
 pub mod clock;
@@ -19,10 +21,13 @@ pub mod guard;
 pub mod handler;
 pub mod host;
 mod in_flight;
+pub mod limits;
 mod listener;
 pub mod mcp;
 pub mod meta_tools;
 pub mod peer_credentials;
+pub mod policy;
+pub mod process_info;
 pub mod registry;
 pub mod runtime_dir;
 pub mod server_name;
@@ -32,10 +37,12 @@ pub mod token_ring;
 pub mod tool;
 pub mod wire;
 
+pub use audit::{AuditRecord, AuditVerdict};
 pub use config::{ServerConfig, QUEUE_DEPTH};
 pub use guard::{AllowAll, GuardRequest, SecurityGuard, Verdict};
 pub use handler::{ProgressSink, ToolCall, ToolError, ToolHandler};
 pub use host::{HeadlessHost, Host};
+pub use process_info::ClientProcess;
 pub use server_name::ServerName;
 pub use servers::{IdeMcpServers, ServersBuilder, ServersError};
 pub use tool::{DomainSpec, ToolAnnotations, ToolSpec};

@@ -23,7 +23,18 @@ pub(crate) async fn accept_loop(
     shared: Arc<Shared>,
     stop: CancellationToken,
 ) {
+    let connection_slots = shared.connection_slots(server);
     loop {
+        // Take a connection slot before accepting, so that over the cap clients wait in the
+        // kernel's backlog instead of costing a task each.
+        let slot = tokio::select! {
+            biased;
+            _ = stop.cancelled() => return,
+            slot = Arc::clone(&connection_slots).acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_closed) => return,
+            },
+        };
         let accepted = tokio::select! {
             biased;
             _ = stop.cancelled() => return,
@@ -56,8 +67,12 @@ pub(crate) async fn accept_loop(
                 continue;
             }
         };
-        shared
-            .tasks
-            .spawn(connection::serve(stream, Arc::clone(&shared), server, peer));
+        shared.tasks.spawn(connection::serve(
+            stream,
+            Arc::clone(&shared),
+            server,
+            peer,
+            slot,
+        ));
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
+use crate::audit::AuditRecord;
 use crate::clock::{Clock, SystemMonotonicClock};
 use crate::config::ServerConfig;
 use crate::guard::SecurityGuard;
@@ -339,6 +340,34 @@ impl IdeMcpServers {
     pub fn rotate_token(&self) -> Result<(), ServersError> {
         let running = self.running()?;
         rotate(&running.shared, &running.runtime_dir)
+    }
+
+    /// Declares a client process the host launched: it and its descendants are admitted
+    /// without being announced.
+    pub fn declare_launched_client(&self, pid: i32) -> Result<(), ServersError> {
+        self.running()?.shared.admission.declare_launched(pid);
+        Ok(())
+    }
+
+    /// Withdraws a declaration (the client exited).
+    pub fn forget_launched_client(&self, pid: i32) -> Result<(), ServersError> {
+        self.running()?.shared.admission.forget_launched(pid);
+        Ok(())
+    }
+
+    /// Grants one admission credit: the next unexpected client within `valid_for` is admitted
+    /// without being announced.
+    pub fn grant_admission_credit(&self, valid_for: Duration) -> Result<(), ServersError> {
+        self.running()?.shared.admission.grant_credit(valid_for);
+        Ok(())
+    }
+
+    /// The audit log: every verdict of the Security Guard checkpoint, oldest first.
+    pub fn audit_log(&self) -> Vec<AuditRecord> {
+        self.running
+            .as_ref()
+            .map(|running| running.shared.audit.records())
+            .unwrap_or_default()
     }
 
     /// Stops in order: stop accepting, cancel every call, drain, shut the runtime down,

@@ -8,9 +8,12 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::admission::AdmissionGate;
+use crate::audit::AuditLog;
 use crate::config::ServerConfig;
 use crate::guard::SecurityGuard;
 use crate::host::Host;
+use crate::policy::BaselinePolicy;
 use crate::registry::Registry;
 use crate::server_name::ServerName;
 use crate::token_ring::TokenRing;
@@ -33,6 +36,14 @@ pub(crate) struct Shared {
     pub(crate) tasks: TaskTracker,
     /// Per server, the permits for handlers running at once.
     handler_slots: HashMap<ServerName, Arc<Semaphore>>,
+    /// Per server, the permits for open connections.
+    connection_slots: HashMap<ServerName, Arc<Semaphore>>,
+    /// Who may connect.
+    pub(crate) admission: Arc<AdmissionGate>,
+    /// Path confinement and credential files, before the guard.
+    pub(crate) policy: BaselinePolicy,
+    /// Every verdict.
+    pub(crate) audit: AuditLog,
     next_connection_id: AtomicU64,
 }
 
@@ -44,15 +55,16 @@ impl Shared {
         guard: Arc<dyn SecurityGuard>,
         host: Arc<dyn Host>,
     ) -> Self {
-        let handler_slots = ServerName::ALL
-            .into_iter()
-            .map(|server| {
-                (
-                    server,
-                    Arc::new(Semaphore::new(config.max_running_handlers)),
-                )
-            })
-            .collect();
+        let slots = |permits: usize| -> HashMap<ServerName, Arc<Semaphore>> {
+            ServerName::ALL
+                .into_iter()
+                .map(|server| (server, Arc::new(Semaphore::new(permits))))
+                .collect()
+        };
+        let handler_slots = slots(config.max_running_handlers);
+        let connection_slots = slots(config.max_connections_per_server);
+        let policy = BaselinePolicy::new(&config.project_roots);
+        let audit = AuditLog::new(config.audit_capacity);
         Shared {
             config,
             registry: RwLock::new(Arc::new(registry)),
@@ -62,6 +74,10 @@ impl Shared {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             handler_slots,
+            connection_slots,
+            admission: Arc::new(AdmissionGate::default()),
+            policy,
+            audit,
             next_connection_id: AtomicU64::new(1),
         }
     }
@@ -94,15 +110,36 @@ impl Shared {
 
     /// The handler permits of `server`.
     pub(crate) fn handler_slots(&self, server: ServerName) -> Arc<Semaphore> {
-        match self.handler_slots.get(&server) {
-            Some(slots) => Arc::clone(slots),
-            // Every server has an entry from `new`; this keeps the type total.
-            None => Arc::new(Semaphore::new(self.config.max_running_handlers)),
-        }
+        slots_of(
+            &self.handler_slots,
+            server,
+            self.config.max_running_handlers,
+        )
+    }
+
+    /// The connection permits of `server`.
+    pub(crate) fn connection_slots(&self, server: ServerName) -> Arc<Semaphore> {
+        slots_of(
+            &self.connection_slots,
+            server,
+            self.config.max_connections_per_server,
+        )
     }
 
     /// A number for a new connection.
     pub(crate) fn next_connection_id(&self) -> u64 {
         self.next_connection_id.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+fn slots_of(
+    slots: &HashMap<ServerName, Arc<Semaphore>>,
+    server: ServerName,
+    permits: usize,
+) -> Arc<Semaphore> {
+    match slots.get(&server) {
+        Some(slots) => Arc::clone(slots),
+        // Every server has an entry from `Shared::new`; this keeps the function total.
+        None => Arc::new(Semaphore::new(permits)),
     }
 }

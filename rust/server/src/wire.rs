@@ -8,6 +8,8 @@ use ide_mcp_protocol::{json, toon};
 use serde_json::Value;
 use tokio_util::codec::Decoder;
 
+use crate::limits::DecodeLimits;
+
 /// Which wire a connection speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wire {
@@ -98,14 +100,21 @@ impl Decoder for WireDecoder {
     }
 }
 
-/// Decodes one payload into a JSON-RPC value; the error text is for logs only (the client
-/// gets the standard "Parse error").
-pub fn decode_payload(wire: Wire, payload: &[u8]) -> Result<Value, String> {
-    match wire {
-        Wire::Frames => toon::decode_bytes(payload, &toon::DecodeOptions::default())
-            .map_err(|error| error.to_string()),
-        Wire::Lines => json::parse_strict(payload).map_err(|error| error.to_string()),
-    }
+/// Decodes one payload into a JSON-RPC value within `limits`; the error text is for logs
+/// only (the client gets the standard "Parse error").
+pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Result<Value, String> {
+    let value = match wire {
+        Wire::Frames => {
+            let options = toon::DecodeOptions {
+                max_depth: limits.max_depth,
+                ..toon::DecodeOptions::default()
+            };
+            toon::decode_bytes(payload, &options).map_err(|error| error.to_string())?
+        }
+        Wire::Lines => json::parse_strict(payload).map_err(|error| error.to_string())?,
+    };
+    limits.check(&value)?;
+    Ok(value)
 }
 
 /// Appends one outgoing message, encoded for `wire`, to `dst`.

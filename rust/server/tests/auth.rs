@@ -1,6 +1,6 @@
 //! Authentication: every failure looks the same, notifications fail silently, and the token
 //! rotates with an overlap measured on the monotonic clock.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

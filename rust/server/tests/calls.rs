@@ -1,6 +1,6 @@
 //! Tool calls: the in-flight cap, out-of-order replies, cancellation, deadlines, progress and
 //! handler faults, over real sockets.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

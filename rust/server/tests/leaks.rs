@@ -1,6 +1,6 @@
 //! Start/stop cycles leave nothing behind. Alone in its own test binary, so no other test's
 //! threads or descriptors are counted.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

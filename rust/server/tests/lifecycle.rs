@@ -1,6 +1,6 @@
 //! The runtime directory, sockets appearing and disappearing, the guard checkpoint, and
 //! start/stop cycles that leave nothing behind.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

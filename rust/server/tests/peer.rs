@@ -1,6 +1,6 @@
 //! A peer of another uid is closed before a byte moves. The test process runs as root, so
 //! a child process that drops to `nobody` plays the foreign peer.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

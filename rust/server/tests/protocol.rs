@@ -1,5 +1,5 @@
 //! The MCP methods, both eras, the meta-tools and the two wires, over real sockets.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;
 

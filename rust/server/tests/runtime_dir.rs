@@ -1,7 +1,7 @@
 //! The runtime directory against a real file system: modes, refusals,
 //! path-length fallback, atomic token writes, stale cleanup and removal.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 use std::fs;
 use std::os::fd::BorrowedFd;

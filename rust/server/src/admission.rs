@@ -1,0 +1,164 @@
+//! Admission of clients: the ones the host launched (and their descendants) and the ones an
+//! admission credit covers go straight in; any other client is announced to the host, and
+//! waits for its answer.
+//!
+//! One prompt per client: connections from a client whose prompt is pending wait on that same
+//! prompt, and a client the host rejected is refused without a new prompt for a cooldown, so a
+//! peer that reconnects in a loop cannot flood the person with questions.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::host::Host;
+use crate::process_info::{descends_from, ClientProcess};
+
+/// What the gate knows, behind one lock (never held across an await or a host call).
+#[derive(Debug, Default)]
+struct GateState {
+    /// Processes the host launched; their descendants count too.
+    launched: HashSet<i32>,
+    /// Processes admitted by a credit or by the host's Allow.
+    allowed: HashSet<i32>,
+    /// Unused admission credits, as expiry instants.
+    credits: Vec<Instant>,
+    /// Prompts waiting for the host's answer.
+    pending: Vec<(ClientProcess, watch::Receiver<Option<bool>>)>,
+    /// Clients the host rejected (or did not answer for), and when.
+    rejected: Vec<(ClientProcess, Instant)>,
+}
+
+/// Decides which connections may talk to the servers.
+#[derive(Debug, Default)]
+pub(crate) struct AdmissionGate {
+    state: Mutex<GateState>,
+}
+
+/// The gate's first look at a connection.
+pub(crate) enum Admission {
+    /// Admitted without asking.
+    Admitted,
+    /// Refused without asking: rejected recently.
+    Refused,
+    /// Wait for the host's answer to this prompt (`None` until it answers).
+    Wait(watch::Receiver<Option<bool>>),
+    /// A new prompt is needed; whoever gets this starts it with [`AdmissionGate::ask`].
+    Ask(ClientProcess),
+}
+
+impl AdmissionGate {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The host launched `pid`: it and its descendants are expected.
+    pub(crate) fn declare_launched(&self, pid: i32) {
+        self.lock().launched.insert(pid);
+    }
+
+    /// The host no longer vouches for `pid`.
+    pub(crate) fn forget_launched(&self, pid: i32) {
+        let mut state = self.lock();
+        state.launched.remove(&pid);
+        state.allowed.remove(&pid);
+    }
+
+    /// One admission credit: the next unexpected connection within `valid_for` is admitted
+    /// without a prompt (the host grants one when it launches a client whose pid it cannot
+    /// know, such as one started through a shell).
+    pub(crate) fn grant_credit(&self, valid_for: Duration) {
+        self.lock().credits.push(Instant::now() + valid_for);
+    }
+
+    /// Classifies a new connection from `pid`.
+    pub(crate) fn classify(&self, pid: i32, rejection_cooldown: Duration) -> Admission {
+        let now = Instant::now();
+        // Walking the process tree reads /proc; do it on a copy, without the lock.
+        let (launched, allowed) = {
+            let state = self.lock();
+            (state.launched.clone(), state.allowed.clone())
+        };
+        if descends_from(pid, &|candidate| {
+            launched.contains(&candidate) || allowed.contains(&candidate)
+        }) {
+            return Admission::Admitted;
+        }
+        let client = ClientProcess::inspect(pid);
+        let mut state = self.lock();
+        state.credits.retain(|expiry| *expiry > now);
+        if !state.credits.is_empty() {
+            state.credits.remove(0);
+            state.allowed.insert(pid);
+            return Admission::Admitted;
+        }
+        state
+            .rejected
+            .retain(|(_, at)| now.duration_since(*at) < rejection_cooldown);
+        if state
+            .rejected
+            .iter()
+            .any(|(rejected, _)| rejected.same_client_as(&client))
+        {
+            return Admission::Refused;
+        }
+        if let Some((_, answer)) = state
+            .pending
+            .iter()
+            .find(|(pending, _)| pending.same_client_as(&client))
+        {
+            return Admission::Wait(answer.clone());
+        }
+        Admission::Ask(client)
+    }
+
+    /// Starts the prompt for `client`: registers it so later connections of the same client
+    /// wait on it, and returns the future that asks the host and records the answer. The
+    /// caller spawns that future; it settles even if the first connection goes away.
+    pub(crate) fn ask(
+        self: &Arc<Self>,
+        host: Arc<dyn Host>,
+        client: ClientProcess,
+        timeout: Duration,
+    ) -> (
+        watch::Receiver<Option<bool>>,
+        impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let (sender, receiver) = watch::channel(None);
+        self.lock().pending.push((client.clone(), receiver.clone()));
+        let gate = Arc::clone(self);
+        let prompt = async move {
+            let answer = tokio::time::timeout(timeout, host.unexpected_client(&client))
+                .await
+                .unwrap_or(false);
+            {
+                let mut state = gate.lock();
+                state
+                    .pending
+                    .retain(|(pending, _)| !pending.same_client_as(&client));
+                if answer {
+                    state.allowed.insert(client.pid);
+                } else {
+                    state.rejected.push((client.clone(), Instant::now()));
+                }
+            }
+            let _ = sender.send(Some(answer));
+        };
+        (receiver, prompt)
+    }
+}
+
+/// Waits for a prompt's answer; `false` if the prompt went away unanswered.
+pub(crate) async fn answer_of(mut receiver: watch::Receiver<Option<bool>>) -> bool {
+    loop {
+        if let Some(answer) = *receiver.borrow_and_update() {
+            return answer;
+        }
+        if receiver.changed().await.is_err() {
+            return receiver.borrow().unwrap_or(false);
+        }
+    }
+}

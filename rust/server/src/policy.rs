@@ -1,0 +1,355 @@
+//! The baseline policy, applied before the host's guard: arguments a tool's schema marks as
+//! paths are resolved (symlinks and `..` included) to canonical absolute paths, and a path
+//! outside the project roots or at a well-known credential file is a concern that denies the
+//! call unless the host's guard explicitly allows it.
+//!
+//! A schema marks a path with `"x-ide-mcp-path": true` on a top-level property (a string) or
+//! on the `items` of an array property (a list of paths).
+
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+/// The schema keyword that marks an argument as a path.
+pub const PATH_KEYWORD: &str = "x-ide-mcp-path";
+
+/// The baseline policy of one server set.
+#[derive(Clone, Debug, Default)]
+pub struct BaselinePolicy {
+    roots: Vec<PathBuf>,
+}
+
+/// What the baseline found: the arguments with paths made canonical, and every concern.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineOutcome {
+    /// The arguments the guard and the handler will see.
+    pub arguments: Value,
+    /// Why the call should not run unless the host's guard explicitly allows it.
+    pub concerns: Vec<String>,
+}
+
+impl BaselinePolicy {
+    /// A policy confining paths to `roots` (each made canonical; a root that does not exist
+    /// is dropped with a warning).
+    pub fn new(roots: &[PathBuf]) -> Self {
+        let roots = roots
+            .iter()
+            .filter_map(|root| match std::fs::canonicalize(root) {
+                Ok(canonical) => Some(canonical),
+                Err(error) => {
+                    tracing::warn!(root = %root.display(), %error, "project root ignored");
+                    None
+                }
+            })
+            .collect();
+        BaselinePolicy { roots }
+    }
+
+    /// The canonical project roots.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Applies the policy to validated `arguments` of a tool with `schema`.
+    pub fn apply(&self, schema: &Value, mut arguments: Value) -> BaselineOutcome {
+        let mut concerns = Vec::new();
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return BaselineOutcome {
+                arguments,
+                concerns,
+            };
+        };
+        for (name, property) in properties {
+            let marks_path = is_marked(property);
+            let marks_items = property.get("items").is_some_and(is_marked);
+            if !marks_path && !marks_items {
+                continue;
+            }
+            let Some(argument) = arguments.get_mut(name.as_str()) else {
+                continue;
+            };
+            match argument {
+                Value::String(path) if marks_path => {
+                    *path = self.resolve(name, path, &mut concerns);
+                }
+                Value::Array(items) if marks_items => {
+                    for item in items.iter_mut() {
+                        if let Value::String(path) = item {
+                            *path = self.resolve(name, path, &mut concerns);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        BaselineOutcome {
+            arguments,
+            concerns,
+        }
+    }
+
+    /// The canonical form of `path`, noting any concern about it.
+    fn resolve(&self, argument: &str, path: &str, concerns: &mut Vec<String>) -> String {
+        let given = Path::new(path);
+        let absolute = if given.is_absolute() {
+            given.to_path_buf()
+        } else if let Some(root) = self.roots.first() {
+            root.join(given)
+        } else {
+            concerns.push(format!(
+                "`{argument}` is the relative path `{path}`, and there is no project root to resolve it against"
+            ));
+            return path.to_owned();
+        };
+        let canonical = canonicalize_allowing_missing(&absolute);
+        if !self.roots.iter().any(|root| canonical.starts_with(root)) {
+            concerns.push(format!(
+                "`{argument}` resolves to {}, which is outside the project",
+                canonical.display()
+            ));
+        }
+        if let Some(kind) = credential_kind(&canonical) {
+            concerns.push(format!(
+                "`{argument}` resolves to {}, {kind}",
+                canonical.display()
+            ));
+        }
+        canonical.to_string_lossy().into_owned()
+    }
+}
+
+fn is_marked(schema: &Value) -> bool {
+    schema.get(PATH_KEYWORD).and_then(Value::as_bool) == Some(true)
+}
+
+/// Resolves symlinks in the longest existing prefix of `path`, then applies the rest of it
+/// lexically: components that do not exist cannot be symlinks, so `..` after them is exact.
+fn canonicalize_allowing_missing(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut missing: Vec<Component<'_>> = Vec::new();
+    let components: Vec<Component<'_>> = path.components().collect();
+    let mut split = components.len();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(&existing) {
+            let mut resolved = canonical;
+            missing.extend_from_slice(&components[split..]);
+            for component in missing {
+                match component {
+                    Component::Normal(name) => resolved.push(name),
+                    Component::ParentDir => {
+                        resolved.pop();
+                    }
+                    Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                }
+            }
+            return resolved;
+        }
+        if split == 0 || !existing.pop() {
+            return path.to_path_buf();
+        }
+        split -= 1;
+    }
+}
+
+const CREDENTIAL_DIRECTORIES: [&str; 7] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".docker",
+];
+
+const CREDENTIAL_FILES: [&str; 11] = [
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "credentials.json",
+    "service-account.json",
+];
+
+const CREDENTIAL_EXTENSIONS: [&str; 6] = ["pem", "key", "p12", "pfx", "jks", "keystore"];
+
+/// Why `path` looks like a credential, if it does.
+fn credential_kind(path: &Path) -> Option<&'static str> {
+    let in_credential_directory = path.components().any(|component| {
+        matches!(component, Component::Normal(name) if CREDENTIAL_DIRECTORIES.iter().any(|dir| OsStr::new(dir) == name))
+    }) || path
+        .to_string_lossy()
+        .contains("/.config/gcloud");
+    if in_credential_directory {
+        return Some("inside a directory that holds keys or cloud credentials");
+    }
+    let name = path.file_name()?.to_string_lossy();
+    if name == ".env"
+        || (name.starts_with(".env.")
+            && !["example", "sample", "template"]
+                .iter()
+                .any(|suffix| name.ends_with(suffix)))
+    {
+        return Some("an environment file that usually holds secrets");
+    }
+    if CREDENTIAL_FILES.iter().any(|file| name == *file) {
+        return Some("a well-known credential file");
+    }
+    let extension = path
+        .extension()
+        .map(|ext| ext.to_string_lossy().to_lowercase());
+    if extension.is_some_and(|ext| CREDENTIAL_EXTENSIONS.contains(&ext.as_str())) {
+        return Some("a key or certificate store");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", PATH_KEYWORD: true },
+                "paths": { "type": "array", "items": { "type": "string", PATH_KEYWORD: true } },
+                "pattern": { "type": "string" },
+            },
+        })
+    }
+
+    struct Project {
+        _parent: tempfile::TempDir,
+        root: PathBuf,
+        sibling: PathBuf,
+    }
+
+    fn project() -> Project {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let root = parent.path().join("proj");
+        let sibling = parent.path().join("proj-evil");
+        std::fs::create_dir_all(root.join("src")).expect("mkdir");
+        std::fs::create_dir_all(&sibling).expect("mkdir");
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").expect("write");
+        std::fs::write(sibling.join("loot.txt"), "x").expect("write");
+        let root = std::fs::canonicalize(root).expect("canonical");
+        let sibling = std::fs::canonicalize(sibling).expect("canonical");
+        Project {
+            _parent: parent,
+            root,
+            sibling,
+        }
+    }
+
+    #[test]
+    fn a_relative_path_inside_the_project_is_made_absolute_without_concern() {
+        let project = project();
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        let outcome = policy.apply(
+            &schema(),
+            json!({ "path": "src/../src/main.rs", "pattern": "../x" }),
+        );
+        assert!(outcome.concerns.is_empty(), "{:?}", outcome.concerns);
+        assert_eq!(
+            outcome.arguments["path"],
+            json!(project.root.join("src/main.rs").to_string_lossy())
+        );
+        assert_eq!(outcome.arguments["pattern"], "../x");
+    }
+
+    #[test]
+    fn dot_dot_out_of_the_project_is_a_concern() {
+        let project = project();
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        let outcome = policy.apply(&schema(), json!({ "path": "../proj-evil/loot.txt" }));
+        assert_eq!(outcome.concerns.len(), 1);
+        assert!(outcome.concerns[0].contains("outside the project"));
+    }
+
+    #[test]
+    fn a_sibling_with_the_root_as_prefix_is_outside() {
+        let project = project();
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        let path = project.sibling.join("loot.txt");
+        let outcome = policy.apply(&schema(), json!({ "paths": [path.to_string_lossy()] }));
+        assert_eq!(outcome.concerns.len(), 1, "{:?}", outcome.concerns);
+    }
+
+    #[test]
+    fn a_symlink_inside_the_project_pointing_out_is_outside() {
+        let project = project();
+        std::os::unix::fs::symlink(&project.sibling, project.root.join("link")).expect("symlink");
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        let outcome = policy.apply(&schema(), json!({ "path": "link/loot.txt" }));
+        assert_eq!(outcome.concerns.len(), 1);
+        assert_eq!(
+            outcome.arguments["path"],
+            json!(project.sibling.join("loot.txt").to_string_lossy())
+        );
+    }
+
+    #[test]
+    fn a_missing_file_under_the_project_is_fine_and_dot_dot_after_it_is_exact() {
+        let project = project();
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        let outcome = policy.apply(&schema(), json!({ "path": "new/dir/../file.txt" }));
+        assert!(outcome.concerns.is_empty());
+        assert_eq!(
+            outcome.arguments["path"],
+            json!(project.root.join("new/file.txt").to_string_lossy())
+        );
+        let outcome = policy.apply(&schema(), json!({ "path": "new/../../proj-evil/x" }));
+        assert_eq!(outcome.concerns.len(), 1);
+    }
+
+    #[test]
+    fn credential_files_inside_the_project_are_a_concern() {
+        let project = project();
+        let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
+        for path in [
+            ".env",
+            ".env.production",
+            "keys/server.pem",
+            ".ssh/id_ed25519",
+            "deploy/.aws/credentials",
+            ".npmrc",
+        ] {
+            let outcome = policy.apply(&schema(), json!({ "path": path }));
+            assert_eq!(outcome.concerns.len(), 1, "{path}: {:?}", outcome.concerns);
+        }
+        for path in [".env.example", "src/environment.rs", "README.md"] {
+            let outcome = policy.apply(&schema(), json!({ "path": path }));
+            assert!(
+                outcome.concerns.is_empty(),
+                "{path}: {:?}",
+                outcome.concerns
+            );
+        }
+    }
+
+    #[test]
+    fn with_no_roots_every_path_is_a_concern() {
+        let policy = BaselinePolicy::new(&[]);
+        assert_eq!(
+            policy
+                .apply(&schema(), json!({ "path": "/etc/hostname" }))
+                .concerns
+                .len(),
+            1
+        );
+        assert_eq!(
+            policy
+                .apply(&schema(), json!({ "path": "a.txt" }))
+                .concerns
+                .len(),
+            1
+        );
+    }
+}

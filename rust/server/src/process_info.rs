@@ -1,0 +1,128 @@
+//! What the kernel tells about a peer process: its parent, executable and command line.
+//! Linux reads `/proc`; elsewhere the answers are empty, and admission falls back to asking.
+
+use std::path::PathBuf;
+
+/// The deepest ancestry walk; real process trees are far shallower, and a bound keeps a
+/// pathological `/proc` from looping.
+const MAX_ANCESTRY_DEPTH: usize = 128;
+
+/// A process as the host is shown it when it connects unexpectedly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientProcess {
+    /// The process id, from the kernel's peer credentials.
+    pub pid: i32,
+    /// The executable's path, when readable.
+    pub executable: Option<PathBuf>,
+    /// The command line, when readable.
+    pub command_line: Vec<String>,
+}
+
+impl ClientProcess {
+    /// Reads what `/proc` says about `pid`.
+    pub fn inspect(pid: i32) -> ClientProcess {
+        ClientProcess {
+            pid,
+            executable: std::fs::read_link(format!("/proc/{pid}/exe")).ok(),
+            command_line: std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|bytes| {
+                    bytes
+                        .split(|&byte| byte == 0)
+                        .filter(|argument| !argument.is_empty())
+                        .map(|argument| String::from_utf8_lossy(argument).into_owned())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Whether two connections come from what looks like the same program: the same
+    /// process, or the same executable with the same command line (a client reconnecting).
+    pub fn same_client_as(&self, other: &ClientProcess) -> bool {
+        self.pid == other.pid
+            || (self.executable.is_some()
+                && self.executable == other.executable
+                && self.command_line == other.command_line)
+    }
+}
+
+/// The parent of `pid`, from `/proc/<pid>/stat`.
+pub fn parent_pid(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may itself contain spaces and ')',
+    // so parse from the last ')'.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace();
+    let _state = fields.next()?;
+    fields.next()?.parse().ok()
+}
+
+/// Whether `pid` is one of `ancestors` or descends from one of them.
+pub fn descends_from(pid: i32, ancestors: &dyn Fn(i32) -> bool) -> bool {
+    let mut current = pid;
+    for _ in 0..MAX_ANCESTRY_DEPTH {
+        if current <= 0 {
+            return false;
+        }
+        if ancestors(current) {
+            return true;
+        }
+        match parent_pid(current) {
+            Some(parent) if parent != current => current = parent,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether the process still exists.
+pub fn is_alive(pid: i32) -> bool {
+    pid > 0 && std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_own_process_is_inspectable() {
+        let me = ClientProcess::inspect(std::process::id() as i32);
+        assert!(me.executable.is_some());
+        assert!(!me.command_line.is_empty());
+    }
+
+    #[test]
+    fn a_child_descends_from_us_and_we_do_not_descend_from_it() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep runs");
+        let me = std::process::id() as i32;
+        let child_pid = child.id() as i32;
+        assert_eq!(parent_pid(child_pid), Some(me));
+        assert!(descends_from(child_pid, &|pid| pid == me));
+        assert!(!descends_from(me, &|pid| pid == child_pid));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn a_reconnecting_program_is_the_same_client() {
+        let first = ClientProcess {
+            pid: 10,
+            executable: Some("/usr/bin/agent".into()),
+            command_line: vec!["agent".into(), "--mcp".into()],
+        };
+        let second = ClientProcess {
+            pid: 11,
+            ..first.clone()
+        };
+        let other = ClientProcess {
+            pid: 12,
+            command_line: vec!["agent".into()],
+            ..first.clone()
+        };
+        assert!(first.same_client_as(&second));
+        assert!(!first.same_client_as(&other));
+    }
+}
