@@ -1,1 +1,45 @@
-fn main() {}
+//! `ide-mcp`: the command-line side of the IDE's MCP servers.
+//!
+//! Each subcommand lives in its own module and is dispatched to that module's
+//! `run(args) -> ExitCode`. Standard output carries only the command's result (for the bridge,
+//! only JSON-RPC lines); every diagnostic goes to standard error.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bridge;
+mod shell_client;
+mod toon_command;
+
+/// Talk to the IDE's MCP servers, or convert between JSON and TOON.
+#[derive(Debug, Parser)]
+#[command(name = "ide-mcp", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Convert JSON to TOON or TOON to JSON (standard input to standard output).
+    Toon(toon_command::ToonArgs),
+    /// Bridge MCP over stdio (JSON-RPC lines) to one server socket.
+    Bridge(bridge::BridgeArgs),
+    /// List a server's live domains.
+    Domains(shell_client::DomainsArgs),
+    /// List the tools of one domain.
+    Tools(shell_client::ToolsArgs),
+    /// Run one tool with JSON arguments.
+    Run(shell_client::RunArgs),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Toon(args) => toon_command::run(args),
+        Command::Bridge(args) => bridge::run(args),
+        Command::Domains(args) => shell_client::run_domains(args),
+        Command::Tools(args) => shell_client::run_tools(args),
+        Command::Run(args) => shell_client::run_tool(args),
+    }
+}
