@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod bridge;
 mod shell_client;
+mod test_server;
 mod toon_command;
 
 /// Talk to the IDE's MCP servers, or convert between JSON and TOON.
@@ -32,6 +33,8 @@ enum Command {
     Tools(shell_client::ToolsArgs),
     /// Run one tool with JSON arguments.
     Run(shell_client::RunArgs),
+    /// Serve the four servers with the `diagnostics` domain, for tests and benchmarks.
+    Testserver(test_server::TestServerArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +44,6 @@ fn main() -> ExitCode {
         Command::Domains(args) => shell_client::run_domains(args),
         Command::Tools(args) => shell_client::run_tools(args),
         Command::Run(args) => shell_client::run_tool(args),
+        Command::Testserver(args) => test_server::run(args),
     }
 }

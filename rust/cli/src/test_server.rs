@@ -1,0 +1,122 @@
+//! `ide-mcp testserver`: the four servers with the `diagnostics` domain, for protocol tests,
+//! benchmarks and trying a client out. It prints `IDE MCP servers listening under <dir>` on
+//! standard output when ready and stops cleanly on SIGTERM, Ctrl-C or the end of standard
+//! input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use ide_mcp_server::diagnostics::diagnostics_domain;
+use ide_mcp_server::token_ring::TokenRingConfig;
+use ide_mcp_server::{AllowAll, IdeMcpServers, ServerConfig, ServerName};
+use tokio::io::AsyncReadExt;
+
+/// Options of `ide-mcp testserver`.
+#[derive(Debug, Args)]
+pub struct TestServerArgs {
+    /// Base directory for `claude-ide-mcp/<id>/` (repeat for fallbacks; default: the temp dir).
+    #[arg(long = "base")]
+    bases: Vec<PathBuf>,
+    /// Rotate the token this often, in milliseconds (default: 30 minutes).
+    #[arg(long)]
+    rotation_ms: Option<u64>,
+    /// Accept the previous token this long after a rotation, in milliseconds (default: 60 s).
+    #[arg(long)]
+    overlap_ms: Option<u64>,
+    /// Keep serving after standard input closes (stop only on a signal).
+    #[arg(long)]
+    ignore_stdin: bool,
+}
+
+/// Runs the test server until it is told to stop.
+pub fn run(args: TestServerArgs) -> ExitCode {
+    let bases = if args.bases.is_empty() {
+        vec![std::env::temp_dir()]
+    } else {
+        args.bases
+    };
+    let defaults = TokenRingConfig::default();
+    let config = ServerConfig {
+        tokens: TokenRingConfig {
+            rotation: args
+                .rotation_ms
+                .map_or(defaults.rotation, Duration::from_millis),
+            overlap: args
+                .overlap_ms
+                .map_or(defaults.overlap, Duration::from_millis),
+        },
+        ..ServerConfig::default()
+    };
+    let mut builder = IdeMcpServers::builder(bases)
+        .config(config)
+        .guard(Arc::new(AllowAll));
+    for server in ServerName::ALL {
+        builder = builder.domain(diagnostics_domain(server));
+    }
+    let servers = match builder.start() {
+        Ok(servers) => servers,
+        Err(error) => {
+            eprintln!("ide-mcp testserver: could not start: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(directory) = servers.directory() {
+        println!("IDE MCP servers listening under {}", directory.display());
+    }
+    wait_for_stop(args.ignore_stdin);
+    match servers.stop() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("ide-mcp testserver: stopping failed: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Blocks until SIGTERM, SIGINT or (unless ignored) the end of standard input. Runs its own
+/// small runtime, separate from the servers', so stopping the servers happens outside it.
+fn wait_for_stop(ignore_stdin: bool) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("ide-mcp testserver: cannot wait for signals: {error}");
+            return;
+        }
+    };
+    runtime.block_on(async {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(error) => {
+                    eprintln!("ide-mcp testserver: cannot watch SIGTERM: {error}");
+                    return;
+                }
+            };
+        let stdin_closed = async {
+            if ignore_stdin {
+                return std::future::pending::<()>().await;
+            }
+            let mut stdin = tokio::io::stdin();
+            let mut buffer = [0u8; 1024];
+            loop {
+                match stdin.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => continue,
+                }
+            }
+        };
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+            _ = stdin_closed => {}
+        }
+    });
+    // The stdin reader may still be blocked in a read on a helper thread; do not wait for it.
+    runtime.shutdown_background();
+}
