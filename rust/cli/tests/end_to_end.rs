@@ -1,0 +1,191 @@
+//! `ide-mcp testserver` and `ide-mcp bridge` as separate processes, end to end: an MCP
+//! session over the bridge's stdio against the real servers, across token rotations.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_ide-mcp");
+
+/// A running test server; stopped by closing its stdin.
+struct TestServer {
+    child: Child,
+    directory: PathBuf,
+}
+
+impl TestServer {
+    fn start(base: &Path, extra: &[&str]) -> TestServer {
+        let mut child = Command::new(BINARY)
+            .arg("testserver")
+            .arg("--base")
+            .arg(base)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let directory = line
+            .trim()
+            .strip_prefix("IDE MCP servers listening under ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .into();
+        TestServer { child, directory }
+    }
+
+    fn stop(mut self) {
+        drop(self.child.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success());
+        assert!(
+            !self.directory.exists(),
+            "the runtime directory was left behind"
+        );
+    }
+}
+
+/// A bridge process speaking JSON lines.
+struct Bridge {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Bridge {
+    fn start(socket: &Path) -> Bridge {
+        let mut child = Command::new(BINARY)
+            .arg("bridge")
+            .arg(socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Bridge {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let mut reply = String::new();
+            assert!(
+                self.stdout.read_line(&mut reply).unwrap() > 0,
+                "bridge closed"
+            );
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            if reply["id"] == json!(id) {
+                return reply;
+            }
+        }
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success());
+        let mut rest = String::new();
+        assert_eq!(self.stdout.read_line(&mut rest).unwrap(), 0, "{rest}");
+    }
+}
+
+#[test]
+fn an_mcp_session_through_the_bridge_survives_token_rotation() {
+    let base = tempfile::tempdir().unwrap();
+    let server = TestServer::start(
+        base.path(),
+        &["--rotation-ms", "700", "--overlap-ms", "100"],
+    );
+    let mut bridge = Bridge::start(&server.directory.join("code.sock"));
+
+    let init = bridge.call(
+        1,
+        "initialize",
+        json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "e2e", "version": "1" } }),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    let tools = bridge.call(2, "tools/list", json!({}));
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 3);
+    let domains = bridge.call(
+        3,
+        "tools/call",
+        json!({ "name": "domains", "arguments": {} }),
+    );
+    assert!(domains["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("diagnostics"));
+
+    // Several rotations pass, each overlap long over: the bridge must pick up the new token.
+    let token_file = server.directory.join("token");
+    let first = std::fs::read_to_string(&token_file).unwrap();
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_ne!(std::fs::read_to_string(&token_file).unwrap(), first);
+    let echoed = bridge.call(
+        4,
+        "tools/call",
+        json!({ "name": "run", "arguments": { "tool": "echo", "args": { "value": "after rotation" } } }),
+    );
+    assert_eq!(echoed["result"]["isError"], false, "{echoed}");
+    assert!(echoed["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("after rotation"));
+
+    bridge.finish();
+    server.stop();
+}
+
+#[test]
+fn the_shell_commands_talk_to_the_test_server() {
+    let base = tempfile::tempdir().unwrap();
+    let server = TestServer::start(base.path(), &[]);
+    let socket = server.directory.join("ops.sock");
+    let run = |args: &[&str]| Command::new(BINARY).args(args).output().unwrap();
+    let socket_text = socket.to_str().unwrap();
+    let domains = run(&["domains", socket_text]);
+    assert!(domains.status.success());
+    assert!(String::from_utf8_lossy(&domains.stdout).contains("diagnostics"));
+    let tools = run(&["tools", socket_text, "diagnostics"]);
+    assert!(String::from_utf8_lossy(&tools.stdout).contains("sleep"));
+    let echoed = run(&["run", socket_text, "echo", r#"{"value": 42}"#]);
+    assert!(echoed.status.success());
+    assert!(String::from_utf8_lossy(&echoed.stdout).contains("42"));
+    let failed = run(&["run", socket_text, "fail", r#"{"message": "boom"}"#]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stderr).contains("boom"));
+    server.stop();
+}
+
+#[test]
+fn the_test_server_stops_cleanly_on_sigterm() {
+    let base = tempfile::tempdir().unwrap();
+    let server = TestServer::start(base.path(), &["--ignore-stdin"]);
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(server.child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let TestServer {
+        mut child,
+        directory,
+    } = server;
+    assert!(child.wait().unwrap().success());
+    assert!(!directory.exists());
+}
