@@ -293,3 +293,33 @@ fn a_frame_over_the_configured_limit_closes_the_connection() {
 fn tokens_in_both_wires_use_the_same_meta_key() {
     assert_eq!(TOKEN_META_KEY, "dev.lain.claudejb/token");
 }
+
+/// The process's virtual size: an allocation counts here even before its pages are touched,
+/// so a buffer reserved for a declared length shows up at once.
+fn virtual_bytes() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: usize = statm.split_whitespace().next().unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[test]
+fn a_declared_length_the_bytes_do_not_back_grows_no_memory() {
+    let servers = TestServers::start();
+    let before = virtual_bytes();
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        let mut client = servers.client();
+        // 60 MiB declared, 1 KiB sent: the server must not reserve the rest.
+        let mut bytes = b"62914560\n".to_vec();
+        bytes.extend_from_slice(&[b'a'; 1024]);
+        client.send_raw_bytes(&bytes).unwrap();
+        clients.push(client);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Eight 60 MiB reservations would be 480 MiB; other tests running alongside add far less.
+    let grown = virtual_bytes().saturating_sub(before);
+    assert!(grown < 200 * 1024 * 1024, "memory grew by {grown} bytes");
+    let mut other = servers.client();
+    other.request("ping", json!({})).unwrap();
+    servers.stop();
+}
