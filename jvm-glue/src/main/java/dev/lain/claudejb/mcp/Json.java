@@ -1,0 +1,337 @@
+package dev.lain.claudejb.mcp;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A small, strict JSON reader and writer, so this package needs no dependency.
+ *
+ * <p>Values map to {@link Map} (insertion-ordered), {@link List}, {@link String},
+ * {@link BigDecimal}, {@link Boolean} and {@code null}. The reader rejects duplicate keys (a
+ * guard and a handler must never see different arguments), trailing data and nesting deeper
+ * than {@link #MAX_DEPTH}.
+ */
+final class Json {
+    static final int MAX_DEPTH = 128;
+
+    private Json() {
+    }
+
+    /** Thrown for text that is not one valid JSON value. */
+    static final class ParseException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        ParseException(String message, int at) {
+            super(message + " at offset " + at);
+        }
+    }
+
+    static Object parse(String text) {
+        Reader reader = new Reader(text);
+        reader.skipWhitespace();
+        Object value = reader.value(0);
+        reader.skipWhitespace();
+        if (reader.at < text.length()) {
+            throw new ParseException("unexpected data after the JSON value", reader.at);
+        }
+        return value;
+    }
+
+    static String write(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(value, out);
+        return out.toString();
+    }
+
+    static String quote(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2);
+        writeString(text, out);
+        return out.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    static void write(Object value, StringBuilder out) {
+        if (value == null) {
+            out.append("null");
+        } else if (value instanceof String) {
+            writeString((String) value, out);
+        } else if (value instanceof Boolean) {
+            out.append(value.toString());
+        } else if (value instanceof BigDecimal) {
+            out.append(((BigDecimal) value).toString());
+        } else if (value instanceof Double || value instanceof Float) {
+            double number = ((Number) value).doubleValue();
+            if (Double.isNaN(number) || Double.isInfinite(number)) {
+                throw new IllegalArgumentException("JSON has no " + number);
+            }
+            out.append(BigDecimal.valueOf(number).toString());
+        } else if (value instanceof Number) {
+            out.append(((Number) value).longValue());
+        } else if (value instanceof Map) {
+            out.append('{');
+            boolean first = true;
+            for (Map.Entry<String, Object> entry : ((Map<String, Object>) value).entrySet()) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                writeString(entry.getKey(), out);
+                out.append(':');
+                write(entry.getValue(), out);
+            }
+            out.append('}');
+        } else if (value instanceof List) {
+            out.append('[');
+            boolean first = true;
+            for (Object element : (List<Object>) value) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                write(element, out);
+            }
+            out.append(']');
+        } else {
+            throw new IllegalArgumentException("cannot write a " + value.getClass().getName() + " as JSON");
+        }
+    }
+
+    private static void writeString(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                case '\b': out.append("\\b"); break;
+                case '\f': out.append("\\f"); break;
+                default:
+                    // Control characters (NUL included) and U+2028/2029 are escaped; everything
+                    // else, supplementary characters too, is written as itself.
+                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        out.append('"');
+    }
+
+    private static final class Reader {
+        private final String text;
+        private int at;
+
+        Reader(String text) {
+            this.text = text;
+        }
+
+        void skipWhitespace() {
+            while (at < text.length()) {
+                char c = text.charAt(at);
+                if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                    at++;
+                } else {
+                    break;
+                }
+            }
+        }
+
+        Object value(int depth) {
+            if (depth > MAX_DEPTH) {
+                throw new ParseException("JSON nested deeper than " + MAX_DEPTH, at);
+            }
+            if (at >= text.length()) {
+                throw new ParseException("unexpected end of JSON", at);
+            }
+            char c = text.charAt(at);
+            switch (c) {
+                case '{': return object(depth);
+                case '[': return array(depth);
+                case '"': return string();
+                case 't': return literal("true", Boolean.TRUE);
+                case 'f': return literal("false", Boolean.FALSE);
+                case 'n': return literal("null", null);
+                default:
+                    if (c == '-' || (c >= '0' && c <= '9')) {
+                        return number();
+                    }
+                    throw new ParseException("unexpected character '" + c + "'", at);
+            }
+        }
+
+        private Object literal(String word, Object value) {
+            if (!text.startsWith(word, at)) {
+                throw new ParseException("expected " + word, at);
+            }
+            at += word.length();
+            return value;
+        }
+
+        private Map<String, Object> object(int depth) {
+            Map<String, Object> object = new LinkedHashMap<>();
+            at++;
+            skipWhitespace();
+            if (peek() == '}') {
+                at++;
+                return object;
+            }
+            while (true) {
+                skipWhitespace();
+                if (peek() != '"') {
+                    throw new ParseException("expected a string key", at);
+                }
+                int keyAt = at;
+                String key = string();
+                skipWhitespace();
+                expect(':');
+                skipWhitespace();
+                Object value = value(depth + 1);
+                if (object.containsKey(key)) {
+                    throw new ParseException("duplicate key \"" + key + "\"", keyAt);
+                }
+                object.put(key, value);
+                skipWhitespace();
+                char c = next();
+                if (c == '}') {
+                    return object;
+                }
+                if (c != ',') {
+                    throw new ParseException("expected ',' or '}'", at - 1);
+                }
+            }
+        }
+
+        private List<Object> array(int depth) {
+            List<Object> array = new ArrayList<>();
+            at++;
+            skipWhitespace();
+            if (peek() == ']') {
+                at++;
+                return array;
+            }
+            while (true) {
+                skipWhitespace();
+                array.add(value(depth + 1));
+                skipWhitespace();
+                char c = next();
+                if (c == ']') {
+                    return array;
+                }
+                if (c != ',') {
+                    throw new ParseException("expected ',' or ']'", at - 1);
+                }
+            }
+        }
+
+        private String string() {
+            expect('"');
+            StringBuilder out = new StringBuilder();
+            while (true) {
+                if (at >= text.length()) {
+                    throw new ParseException("unterminated string", at);
+                }
+                char c = text.charAt(at++);
+                if (c == '"') {
+                    return out.toString();
+                }
+                if (c < 0x20) {
+                    throw new ParseException("control character in a string", at - 1);
+                }
+                if (c != '\\') {
+                    out.append(c);
+                    continue;
+                }
+                char escape = next();
+                switch (escape) {
+                    case '"': out.append('"'); break;
+                    case '\\': out.append('\\'); break;
+                    case '/': out.append('/'); break;
+                    case 'b': out.append('\b'); break;
+                    case 'f': out.append('\f'); break;
+                    case 'n': out.append('\n'); break;
+                    case 'r': out.append('\r'); break;
+                    case 't': out.append('\t'); break;
+                    case 'u':
+                        if (at + 4 > text.length()) {
+                            throw new ParseException("short \\u escape", at);
+                        }
+                        try {
+                            out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+                        } catch (NumberFormatException e) {
+                            throw new ParseException("bad \\u escape", at);
+                        }
+                        at += 4;
+                        break;
+                    default:
+                        throw new ParseException("bad escape '\\" + escape + "'", at - 1);
+                }
+            }
+        }
+
+        private BigDecimal number() {
+            int start = at;
+            if (peek() == '-') {
+                at++;
+            }
+            if (peek() == '0') {
+                at++;
+            } else if (isDigit(peek())) {
+                while (isDigit(peek())) {
+                    at++;
+                }
+            } else {
+                throw new ParseException("bad number", start);
+            }
+            if (peek() == '.') {
+                at++;
+                if (!isDigit(peek())) {
+                    throw new ParseException("bad number", start);
+                }
+                while (isDigit(peek())) {
+                    at++;
+                }
+            }
+            if (peek() == 'e' || peek() == 'E') {
+                at++;
+                if (peek() == '+' || peek() == '-') {
+                    at++;
+                }
+                if (!isDigit(peek())) {
+                    throw new ParseException("bad number", start);
+                }
+                while (isDigit(peek())) {
+                    at++;
+                }
+            }
+            return new BigDecimal(text.substring(start, at));
+        }
+
+        private static boolean isDigit(char c) {
+            return c >= '0' && c <= '9';
+        }
+
+        private char peek() {
+            return at < text.length() ? text.charAt(at) : '\0';
+        }
+
+        private char next() {
+            if (at >= text.length()) {
+                throw new ParseException("unexpected end of JSON", at);
+            }
+            return text.charAt(at++);
+        }
+
+        private void expect(char c) {
+            if (next() != c) {
+                throw new ParseException("expected '" + c + "'", at - 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.lain.claudejb.mcp;
+
+import java.util.Arrays;
+
+/**
+ * The Java methods the native library calls, all static, all here. Parameters are typed
+ * {@code Object} and cast, so a wrong object from native code is a {@link ClassCastException}
+ * the native side reports, never a crash. Exceptions are not caught here: the native side takes
+ * and clears every one and turns it into an error value.
+ */
+@CalledFromNative
+final class NativeCallbacks {
+    private NativeCallbacks() {
+    }
+
+    @CalledFromNative
+    static Object newCallContext(long callId, String argumentsJson) {
+        return new ToolCallContext(callId, argumentsJson);
+    }
+
+    @CalledFromNative
+    static void invokeHandler(Object handler, Object context) throws Exception {
+        ((ToolHandler) handler).call((ToolCallContext) context);
+    }
+
+    @CalledFromNative
+    static void fireCancelled(Object context) {
+        ((ToolCallContext) context).fireCancelled();
+    }
+
+    @CalledFromNative
+    static String judge(Object guard, String server, String domain, String tool, String argumentsJson,
+                        boolean readOnly, boolean destructive, int pid, String clientName, long connectionId)
+            throws Exception {
+        GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
+                readOnly, destructive, pid, clientName, connectionId);
+        Verdict verdict = ((SecurityGuard) guard).judge(request);
+        return verdict == null ? null : verdict.encode();
+    }
+
+    @CalledFromNative
+    static void confirm(Object host, String server, String domain, String tool, String argumentsJson,
+                        boolean readOnly, boolean destructive, int pid, String clientName, long connectionId,
+                        String prompt, long confirmationId) {
+        GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
+                readOnly, destructive, pid, clientName, connectionId);
+        ((Host) host).confirm(request, prompt, new Confirmation(confirmationId));
+    }
+
+    @CalledFromNative
+    static void toolsWithheld(Object host, String server, String normalizedName, String[] tools) {
+        ((Host) host).toolsWithheld(Server.fromWireName(server), normalizedName, Arrays.asList(tools));
+    }
+
+    @CalledFromNative
+    static void log(Object sink, int level, String message) {
+        ((LogSink) sink).log(LogSink.Level.fromNumber(level), message);
+    }
+
+    /** Always throws: the test build's native code proves it takes the exception as a value. */
+    @CalledFromNative
+    static void throwForTesting(String message) {
+        throw new IllegalStateException(message);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.lain.claudejb.mcp;
+
+import java.util.Objects;
+
+/** A {@link SecurityGuard}'s answer for one call. */
+public final class Verdict {
+    private final char kind;
+    private final String text;
+
+    private Verdict(char kind, String text) {
+        this.kind = kind;
+        this.text = text;
+    }
+
+    private static final Verdict ALLOW = new Verdict('A', "");
+    private static final Verdict ALLOW_EXPLICITLY = new Verdict('E', "");
+
+    /** Run it (a destructive tool still asks the person, and a baseline concern still denies). */
+    public static Verdict allow() {
+        return ALLOW;
+    }
+
+    /** Run it even though the baseline policy raised a concern; a destructive tool still asks. */
+    public static Verdict allowExplicitly() {
+        return ALLOW_EXPLICITLY;
+    }
+
+    /** Do not run it; {@code reason} goes back to the model. */
+    public static Verdict deny(String reason) {
+        return new Verdict('D', Objects.requireNonNull(reason, "reason"));
+    }
+
+    /** Ask the person through {@link Host#confirm}; with no UI this is a denial. */
+    public static Verdict ask(String prompt) {
+        return new Verdict('Q', Objects.requireNonNull(prompt, "prompt"));
+    }
+
+    public boolean isAllow() {
+        return kind == 'A' || kind == 'E';
+    }
+
+    public boolean isDeny() {
+        return kind == 'D';
+    }
+
+    public boolean isAsk() {
+        return kind == 'Q';
+    }
+
+    /** The reason of a denial or the prompt of an ask; empty for an allow. */
+    public String text() {
+        return text;
+    }
+
+    /** The encoding the native side decodes: one letter, then the text. */
+    String encode() {
+        return kind + text;
+    }
+
+    @Override
+    public String toString() {
+        switch (kind) {
+            case 'A': return "allow";
+            case 'E': return "allowExplicitly";
+            case 'D': return "deny(" + text + ")";
+            default: return "ask(" + text + ")";
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.lain.claudejb.mcp;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** Domains and helpers the tests share. */
+final class TestDomains {
+    private TestDomains() {
+    }
+
+    /** {@code files/read_file {path}}: reads a file under {@code project}. */
+    static Domain files(Path project) {
+        return Domain.builder("files", Server.CODE)
+                .description("Read the project's files")
+                .tool(Tool.builder("read_file")
+                        .description("Reads a UTF-8 file, given its path relative to the project root")
+                        .readOnly()
+                        .inputSchema("{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},"
+                                + "\"required\":[\"path\"],\"additionalProperties\":false}")
+                        .handler(context -> {
+                            String path = context.stringArgument("path");
+                            Path file = project.resolve(path).normalize();
+                            if (!file.startsWith(project)) {
+                                context.fail("`" + path + "` is outside the project");
+                                return;
+                            }
+                            try {
+                                context.completeText(new String(Files.readAllBytes(file), StandardCharsets.UTF_8));
+                            } catch (NoSuchFileException e) {
+                                context.fail("no file `" + path + "` in the project; list the directory first");
+                            }
+                        })
+                        .build())
+                .build();
+    }
+
+    static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+    }
+}

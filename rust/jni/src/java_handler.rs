@@ -1,0 +1,274 @@
+//! The server's traits implemented by Java objects: a tool handler, the Security Guard and
+//! the host. Each method runs on a tokio worker, so it never touches JNI: it queues a job
+//! for a callback thread and awaits the answer on a oneshot.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use ide_mcp_server::guard::{GuardRequest, Verdict, VerdictFuture};
+use ide_mcp_server::handler::HandlerFuture;
+use ide_mcp_server::host::AnswerFuture;
+use ide_mcp_server::registry::ToolCollision;
+use ide_mcp_server::{Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
+use jni::Env;
+use tokio::sync::oneshot;
+
+use crate::callbacks::{self, GuardCall};
+use crate::java_ref::JavaRef;
+use crate::pending::{self, PendingCall};
+use crate::threads;
+
+const BUSY: &str = "the IDE is busy: too many tool calls are waiting for it; try again in a moment";
+
+/// A tool whose implementation is a Java `ToolHandler`.
+pub struct JavaToolHandler {
+    handler: Arc<JavaRef>,
+}
+
+impl JavaToolHandler {
+    /// Wraps a pinned Java `ToolHandler`.
+    pub fn new(handler: JavaRef) -> Self {
+        JavaToolHandler {
+            handler: Arc::new(handler),
+        }
+    }
+}
+
+/// Ends a call that is dropped unanswered (cancelled by the client, past its deadline, the
+/// connection closed, the servers stopping): the entry goes, and the Java side is told.
+struct CallEnd {
+    id: u64,
+}
+
+impl Drop for CallEnd {
+    fn drop(&mut self) {
+        if let Some(call) = pending::take_call(self.id) {
+            call.cancellation.cancel();
+            if let Some(context) = call.context {
+                threads::notify_cancelled(context);
+            }
+        }
+    }
+}
+
+fn ready<T: Send + 'static>(value: T) -> Pin<Box<dyn Future<Output = T> + Send + 'static>> {
+    Box::pin(async move { value })
+}
+
+impl ToolHandler for JavaToolHandler {
+    fn call(&self, call: ToolCall) -> HandlerFuture {
+        let (answer, answered) = oneshot::channel();
+        let cancellation = call.cancellation.clone();
+        let arguments_json = call.arguments.to_string();
+        let id = pending::register_call(PendingCall {
+            answer,
+            cancellation: call.cancellation,
+            progress: call.progress,
+            context: None,
+        });
+        let end = CallEnd { id };
+        let handler = Arc::clone(&self.handler);
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            run_java_handler(env, &handler, id, &arguments_json);
+        });
+        if threads::submit(job).is_err() {
+            drop(end);
+            return ready(Err(ToolError::new(BUSY)));
+        }
+        Box::pin(async move {
+            let _end = end;
+            tokio::select! {
+                answer = answered => answer.unwrap_or_else(|_| {
+                    Err(ToolError::new("the Java handler ended without answering"))
+                }),
+                _ = cancellation.cancelled() => Err(ToolError::new("cancelled")),
+            }
+        })
+    }
+}
+
+/// On a callback thread: creates the call's `ToolCallContext` and runs the handler. The
+/// handler answers through its context, now or later; an exception it throws answers the
+/// call as an error naming the exception.
+fn run_java_handler(env: &mut Env<'_>, handler: &JavaRef, id: u64, arguments_json: &str) {
+    let outcome = (|| {
+        let java = callbacks::get()?;
+        let context = java.new_call_context(env, id, arguments_json)?;
+        let pinned = JavaRef::new(env, &context, "the call context")?;
+        if pending::attach_context(id, pinned).is_err() {
+            // Cancelled while it waited in the queue: the handler never starts.
+            return Ok(());
+        }
+        java.invoke_handler(env, handler.as_obj(), &context)
+    })();
+    if let Err(error) = outcome {
+        let message = match error {
+            crate::error::BridgeError::Java(thrown) => format!("the handler threw {thrown}"),
+            other => format!("the handler could not be run: {other}"),
+        };
+        pending::resolve_call(id, Err(ToolError::new(message)));
+    }
+}
+
+fn guard_call(request: &GuardRequest) -> GuardCall {
+    GuardCall {
+        server: request.server.as_str().to_owned(),
+        domain: request.domain.clone(),
+        tool: request.tool.clone(),
+        arguments_json: request.arguments.to_string(),
+        read_only: request.annotations.read_only,
+        destructive: request.annotations.destructive,
+        pid: request.client.pid.unwrap_or(-1),
+        client_name: request.client.name.clone(),
+        connection_id: request.client.connection_id,
+    }
+}
+
+/// A Security Guard implemented in Java; judged synchronously on a callback thread, within
+/// the server's guard timeout.
+pub struct JavaSecurityGuard {
+    guard: Arc<JavaRef>,
+}
+
+impl JavaSecurityGuard {
+    /// Wraps a pinned Java `SecurityGuard`.
+    pub fn new(guard: JavaRef) -> Self {
+        JavaSecurityGuard {
+            guard: Arc::new(guard),
+        }
+    }
+}
+
+/// Decodes the one-letter verdict encoding of `NativeCallbacks.judge`.
+pub fn decode_verdict(encoded: &str) -> Result<Verdict, String> {
+    let mut chars = encoded.chars();
+    let kind = chars.next();
+    let text = chars.as_str().to_owned();
+    match kind {
+        Some('A') => Ok(Verdict::Allow),
+        Some('E') => Ok(Verdict::AllowExplicitly),
+        Some('D') => Ok(Verdict::Deny { reason: text }),
+        Some('Q') => Ok(Verdict::Ask { prompt: text }),
+        _ => Err(format!(
+            "the Security Guard returned an unknown verdict `{encoded}`"
+        )),
+    }
+}
+
+impl SecurityGuard for JavaSecurityGuard {
+    fn judge(&self, request: &GuardRequest) -> VerdictFuture {
+        let (answer, answered) = oneshot::channel();
+        let call = guard_call(request);
+        let guard = Arc::clone(&self.guard);
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            let verdict = callbacks::get()
+                .and_then(|java| java.judge(env, guard.as_obj(), &call))
+                .map_err(|error| match error {
+                    crate::error::BridgeError::Java(thrown) => format!("it threw {thrown}"),
+                    other => other.to_string(),
+                })
+                .and_then(|encoded| decode_verdict(&encoded));
+            let _ = answer.send(verdict);
+        });
+        if threads::submit(job).is_err() {
+            return ready(Err(BUSY.to_owned()));
+        }
+        Box::pin(async move {
+            answered
+                .await
+                .unwrap_or_else(|_| Err("the Security Guard ended without answering".to_owned()))
+        })
+    }
+}
+
+/// The host callbacks implemented in Java.
+pub struct JavaHost {
+    host: Arc<JavaRef>,
+    /// Whether the host has a UI to ask in; without one an ask is a denial, decided here
+    /// without a trip to Java.
+    can_confirm: bool,
+}
+
+impl JavaHost {
+    /// Wraps a pinned Java `Host`.
+    pub fn new(host: JavaRef, can_confirm: bool) -> Self {
+        JavaHost {
+            host: Arc::new(host),
+            can_confirm,
+        }
+    }
+}
+
+/// Forgets the confirmation when nobody awaits it any more (timed out, call cancelled).
+struct ConfirmationEnd {
+    id: u64,
+}
+
+impl Drop for ConfirmationEnd {
+    fn drop(&mut self) {
+        pending::forget_confirmation(self.id);
+    }
+}
+
+impl Host for JavaHost {
+    fn confirm(&self, request: &GuardRequest, prompt: &str) -> Option<AnswerFuture> {
+        if !self.can_confirm {
+            return None;
+        }
+        let (answer, answered) = oneshot::channel();
+        let id = pending::register_confirmation(answer);
+        let end = ConfirmationEnd { id };
+        let call = guard_call(request);
+        let prompt = prompt.to_owned();
+        let host = Arc::clone(&self.host);
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            let asked = callbacks::get()
+                .and_then(|java| java.confirm(env, host.as_obj(), &call, &prompt, id));
+            if let Err(error) = asked {
+                tracing::warn!(%error, "the host's confirmation failed; the call is denied");
+                pending::resolve_confirmation(id, false);
+            }
+        });
+        if threads::submit(job).is_err() {
+            return Some(Box::pin(async { false }));
+        }
+        Some(Box::pin(async move {
+            let _end = end;
+            answered.await.unwrap_or(false)
+        }))
+    }
+
+    fn tools_withheld(&self, collisions: &[ToolCollision]) {
+        for collision in collisions {
+            tracing::warn!(
+                server = %collision.server,
+                name = %collision.normalized_name,
+                tools = ?collision.tools,
+                "tools withheld: their names normalise to the same name"
+            );
+        }
+        let host = Arc::clone(&self.host);
+        let collisions = collisions.to_vec();
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            let Ok(java) = callbacks::get() else {
+                return;
+            };
+            for collision in &collisions {
+                let told = java.tools_withheld(
+                    env,
+                    host.as_obj(),
+                    collision.server.as_str(),
+                    &collision.normalized_name,
+                    &collision.tools,
+                );
+                if let Err(error) = told {
+                    tracing::warn!(%error, "the host's toolsWithheld failed");
+                }
+            }
+        });
+        if threads::submit(job).is_err() {
+            tracing::warn!("the host could not be told about withheld tools: the IDE is busy");
+        }
+    }
+}

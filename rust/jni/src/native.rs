@@ -1,0 +1,400 @@
+//! Every native method of `dev.lain.claudejb.mcp.Native`.
+//!
+//! Each one has the same shape: [`bridge`] runs the body with the JVM's environment, catches
+//! a panic, and turns an error into the Java exception its [`BridgeError`] variant names. They
+//! run on the calling Java thread, return quickly, and never wait on the I/O runtime, except
+//! `stop`, which drains calls in flight (bounded by the drain timeout).
+#![allow(non_snake_case)]
+
+use std::sync::Arc;
+
+use ide_mcp_server::{IdeMcpServers, ToolError, ToolHandler};
+use jni::errors::Error as JniError;
+use jni::objects::{JClass, JObject, JObjectArray, JString};
+use jni::sys::{jboolean, jdouble, jint, jlong};
+use jni::{Env, EnvUnowned};
+use serde_json::Value;
+
+use crate::callbacks;
+use crate::error::{BridgeError, ThrowJavaException};
+use crate::handles;
+use crate::java_handler::{JavaHost, JavaSecurityGuard, JavaToolHandler};
+use crate::java_ref::JavaRef;
+use crate::log_layer;
+use crate::options::{parse_domain, parse_server, parse_start_options};
+use crate::pending;
+use crate::threads::{self, JniThreadMark};
+
+/// The one wrapper of every native method.
+pub(crate) fn bridge<'local, T: Default>(
+    mut env: EnvUnowned<'local>,
+    body: impl FnOnce(&mut Env<'local>) -> Result<T, BridgeError>,
+) -> T {
+    env.with_env(|env| {
+        let _mark = JniThreadMark::enter();
+        body(env)
+    })
+    .resolve::<ThrowJavaException>()
+}
+
+/// A Java string argument as a Rust string; null is an `IllegalArgumentException` naming it.
+/// `try_to_string` decodes the JVM's modified UTF-8, so NUL and characters outside the BMP
+/// (surrogate pairs in Java) arrive as the Rust characters they are.
+pub(crate) fn rust_string(
+    env: &Env<'_>,
+    string: &JString<'_>,
+    what: &str,
+) -> Result<String, BridgeError> {
+    if string.is_null() {
+        return Err(BridgeError::IllegalArgument(format!(
+            "{what} must not be null"
+        )));
+    }
+    Ok(string.try_to_string(env)?)
+}
+
+fn optional_rust_string(
+    env: &Env<'_>,
+    string: &JString<'_>,
+) -> Result<Option<String>, BridgeError> {
+    if string.is_null() {
+        Ok(None)
+    } else {
+        Ok(Some(string.try_to_string(env)?))
+    }
+}
+
+fn server_error(error: impl std::fmt::Display) -> BridgeError {
+    BridgeError::Server(error.to_string())
+}
+
+fn call_id(id: jlong) -> Option<u64> {
+    u64::try_from(id).ok()
+}
+
+fn start_servers(
+    env: &mut Env<'_>,
+    class: &JClass<'_>,
+    options: &JString<'_>,
+    guard: &JObject<'_>,
+    host: &JObject<'_>,
+) -> Result<jlong, BridgeError> {
+    callbacks::init(env, class)?;
+    threads::ensure_started()?;
+    log_layer::install_once();
+    let options = parse_start_options(&rust_string(env, options, "the options")?)?;
+    let guard = JavaRef::new(env, guard, "the Security Guard")?;
+    let mut builder = IdeMcpServers::builder(options.bases)
+        .config(options.config)
+        .guard(Arc::new(JavaSecurityGuard::new(guard)));
+    if !host.is_null() {
+        let host = JavaRef::new(env, host, "the host")?;
+        builder = builder.host(Arc::new(JavaHost::new(host, options.host_can_confirm)));
+    }
+    let servers = builder.start().map_err(server_error)?;
+    Ok(handles::insert(servers))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_start<'local>(
+    env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    options: JString<'local>,
+    guard: JObject<'local>,
+    host: JObject<'local>,
+) -> jlong {
+    bridge(env, |env| {
+        start_servers(env, &class, &options, &guard, &host)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_stop<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    bridge(env, |_env| {
+        let servers = handles::remove(handle)?;
+        match Arc::try_unwrap(servers) {
+            Ok(servers) => servers.stop().map_err(server_error),
+            // Another native call is using the set right now; the last one to finish drops
+            // it, and dropping stops it in the same order.
+            Err(_in_use) => Ok(()),
+        }
+    })
+}
+
+fn register_domain(
+    env: &mut Env<'_>,
+    handle: jlong,
+    domain: &JString<'_>,
+    handlers: &JObjectArray<'_>,
+) -> Result<String, BridgeError> {
+    let servers = handles::get(handle)?;
+    let domain = rust_string(env, domain, "the domain")?;
+    if handlers.is_null() {
+        return Err(BridgeError::IllegalArgument(
+            "the handlers must not be null".to_owned(),
+        ));
+    }
+    let count = handlers.len(env)?;
+    let mut tool_handlers: Vec<Arc<dyn ToolHandler>> = Vec::with_capacity(count);
+    for index in 0..count {
+        let handler = handlers.get_element(env, index)?;
+        let pinned = JavaRef::new(env, &handler, "a tool's handler")?;
+        env.delete_local_ref(handler);
+        tool_handlers.push(Arc::new(JavaToolHandler::new(pinned)));
+    }
+    let domain = parse_domain(&domain, tool_handlers)?;
+    let collisions = servers.register_domain(domain).map_err(server_error)?;
+    let withheld: Vec<Value> = collisions
+        .iter()
+        .flat_map(|collision| collision.tools.iter().cloned().map(Value::String))
+        .collect();
+    Ok(Value::Array(withheld).to_string())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_registerDomain<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    domain: JString<'local>,
+    handlers: JObjectArray<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let withheld = register_domain(env, handle, &domain, &handlers)?;
+        Ok(JString::from_str(env, withheld)?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_removeDomain<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    server: JString<'local>,
+    name: JString<'local>,
+) -> jboolean {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        let server = parse_server(&rust_string(env, &server, "the server")?)?;
+        let name = rust_string(env, &name, "the domain name")?;
+        servers.remove_domain(server, &name).map_err(server_error)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_rotateToken<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    bridge(env, |_env| {
+        handles::get(handle)?.rotate_token().map_err(server_error)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_directory<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        let directory = servers
+            .directory()
+            .ok_or_else(|| BridgeError::IllegalState("the servers are stopped".to_owned()))?;
+        Ok(JString::from_str(env, directory.to_string_lossy())?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_socketPath<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    server: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        let server = parse_server(&rust_string(env, &server, "the server")?)?;
+        let path = servers
+            .socket_path(server)
+            .ok_or_else(|| BridgeError::IllegalState("the servers are stopped".to_owned()))?;
+        Ok(JString::from_str(env, path.to_string_lossy())?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveServers<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JObjectArray<'local, JString<'local>> {
+    bridge(env, |env| {
+        let live = handles::get(handle)?.live_servers();
+        let array = JObjectArray::<JString>::new(env, live.len(), JString::null())?;
+        for (index, server) in live.iter().enumerate() {
+            let name = JString::from_str(env, server.as_str())?;
+            array.set_element(env, index, &name)?;
+        }
+        Ok(array)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_completeCall<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+    result: JString<'local>,
+) -> jboolean {
+    bridge(env, |env| {
+        let Some(id) = call_id(id) else {
+            return Ok(false);
+        };
+        let result = rust_string(env, &result, "the result")?;
+        match serde_json::from_str::<Value>(&result) {
+            Ok(value) => Ok(pending::resolve_call(id, Ok(value))),
+            Err(error) => {
+                // The model still gets an answer; the handler's author gets the exception.
+                pending::resolve_call(
+                    id,
+                    Err(ToolError::new(
+                        "the IDE's handler produced a result that is not valid JSON",
+                    )),
+                );
+                Err(BridgeError::IllegalArgument(format!(
+                    "the result is not valid JSON: {error}"
+                )))
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_failCall<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+    message: JString<'local>,
+) -> jboolean {
+    bridge(env, |env| {
+        let Some(id) = call_id(id) else {
+            return Ok(false);
+        };
+        let message = optional_rust_string(env, &message)?
+            .unwrap_or_else(|| "the handler failed without a message".to_owned());
+        Ok(pending::resolve_call(id, Err(ToolError::new(message))))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_isCallCancelled<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+) -> jboolean {
+    bridge(env, |_env| {
+        Ok(call_id(id).is_none_or(pending::is_call_cancelled))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_reportProgress<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+    progress: jdouble,
+    total: jdouble,
+    message: JString<'local>,
+) {
+    bridge(env, |env| {
+        let Some(id) = call_id(id) else {
+            return Ok(());
+        };
+        if !progress.is_finite() {
+            return Err(BridgeError::IllegalArgument(format!(
+                "progress must be a finite number, not {progress}"
+            )));
+        }
+        let total = total.is_finite().then_some(total);
+        let message = optional_rust_string(env, &message)?;
+        pending::report_progress(id, progress, total, message);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_answerConfirmation<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+    allowed: jboolean,
+) -> jboolean {
+    bridge(env, |_env| {
+        Ok(call_id(id).is_some_and(|id| pending::resolve_confirmation(id, allowed)))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_setLogSink<'local>(
+    env: EnvUnowned<'local>,
+    class: JClass<'local>,
+    sink: JObject<'local>,
+    max_level: jint,
+) {
+    bridge(env, |env| {
+        callbacks::init(env, &class)?;
+        threads::ensure_started()?;
+        log_layer::install_once();
+        log_layer::set_max_level(u8::try_from(max_level.clamp(0, 5)).unwrap_or(0));
+        let sink = if sink.is_null() {
+            None
+        } else {
+            Some(JavaRef::new(env, &sink, "the log sink")?)
+        };
+        threads::set_log_sink(sink);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_droppedLogRecords<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jlong {
+    bridge(env, |_env| {
+        Ok(i64::try_from(threads::dropped_log_records()).unwrap_or(i64::MAX))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_pendingCallCount<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    bridge(env, |_env| {
+        Ok(i32::try_from(pending::pending_call_count()).unwrap_or(i32::MAX))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveServerSetCount<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    bridge(env, |_env| {
+        Ok(i32::try_from(handles::live_count()).unwrap_or(i32::MAX))
+    })
+}
+
+/// Keeps the `JniError` import honest for readers: JNI failures arrive as `BridgeError::Jni`
+/// through `?` (its `From`), which is how every body above reports them.
+#[allow(dead_code)]
+fn jni_errors_become_bridge_errors(error: JniError) -> BridgeError {
+    BridgeError::from(error)
+}
