@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::guard::GuardRequest;
+use crate::page_delivery::SplitModeNotice;
 use crate::process_info::ClientProcess;
 use crate::registry::ToolCollision;
 
@@ -35,6 +36,16 @@ pub trait Host: Send + Sync + 'static {
             "an unexpected client connected to the IDE MCP servers"
         );
         Box::pin(async { true })
+    }
+
+    /// Split mode: the chat page could not be shown over any route, and the servers are up.
+    /// The host shows `notice.message` with a way to copy `notice.configuration`.
+    fn split_mode_notice(&self, notice: &SplitModeNotice) {
+        tracing::warn!(
+            configuration = %notice.configuration,
+            "{}",
+            notice.message
+        );
     }
 
     /// Tools were withheld because their names collide.

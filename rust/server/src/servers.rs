@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
@@ -16,6 +17,8 @@ use crate::config::ServerConfig;
 use crate::guard::SecurityGuard;
 use crate::host::{HeadlessHost, Host};
 use crate::listener::accept_loop;
+use crate::mcp_config::{mcp_servers_block, BridgeLauncher};
+use crate::page_delivery::{SplitModeNotice, SPLIT_MODE_MESSAGE};
 use crate::registry::{Registry, RegistryError, ToolCollision};
 use crate::runtime_dir::{RuntimeDir, RuntimeDirError};
 use crate::server_name::ServerName;
@@ -340,6 +343,31 @@ impl IdeMcpServers {
     pub fn rotate_token(&self) -> Result<(), ServersError> {
         let running = self.running()?;
         rotate(&running.shared, &running.runtime_dir)
+    }
+
+    /// The `mcpServers` block for the live servers, started with `launcher`.
+    pub fn mcp_servers_block(&self, launcher: &BridgeLauncher) -> Option<Value> {
+        let directory = self.directory()?;
+        Some(mcp_servers_block(directory, &self.live_servers(), launcher))
+    }
+
+    /// Split mode: tells the host the chat could not be shown but the servers are up, with
+    /// the configuration to copy. Returns the notice it gave.
+    pub fn announce_split_mode(
+        &self,
+        launcher: &BridgeLauncher,
+    ) -> Result<SplitModeNotice, ServersError> {
+        let running = self.running()?;
+        let notice = SplitModeNotice {
+            message: SPLIT_MODE_MESSAGE.to_owned(),
+            configuration: mcp_servers_block(
+                running.runtime_dir.path(),
+                &self.live_servers(),
+                launcher,
+            ),
+        };
+        running.shared.host.split_mode_notice(&notice);
+        Ok(notice)
     }
 
     /// Declares a client process the host launched: it and its descendants are admitted

@@ -237,3 +237,59 @@ fn colliding_tools_are_both_withheld_and_the_host_is_told() {
     assert!(!ops.run("echo", json!({ "value": 1 })).unwrap().is_error);
     servers.stop();
 }
+
+#[derive(Default)]
+struct NoticeHost {
+    notices: Mutex<Vec<ide_mcp_server::page_delivery::SplitModeNotice>>,
+}
+
+impl Host for NoticeHost {
+    fn split_mode_notice(&self, notice: &ide_mcp_server::page_delivery::SplitModeNotice) {
+        self.notices.lock().unwrap().push(notice.clone());
+    }
+}
+
+#[test]
+fn split_mode_tells_the_host_with_a_block_for_every_live_server() {
+    use ide_mcp_server::mcp_config::BridgeLauncher;
+    use ide_mcp_server::page_delivery::{DeliveryState, PageDelivery, RouteOutcome};
+
+    let host = Arc::new(NoticeHost::default());
+    let mut setup = Setup::default();
+    setup.host = Some(host.clone());
+    setup.domains = vec![
+        diagnostics_domain(ServerName::Code),
+        diagnostics_domain(ServerName::Vcs),
+    ];
+    let servers = TestServers::start_with(setup);
+    let delivery = PageDelivery::default();
+    delivery.register_route("jcef");
+    delivery.register_route("remote-browser");
+    assert_eq!(
+        delivery.report("jcef", RouteOutcome::Failed("no JCEF".into())),
+        DeliveryState::Waiting
+    );
+    assert_eq!(
+        delivery.report("remote-browser", RouteOutcome::Failed("no frontend".into())),
+        DeliveryState::EnterSplitMode
+    );
+    let launcher = BridgeLauncher::Native {
+        executable: "/usr/local/bin/ide-mcp".into(),
+    };
+    servers.servers().announce_split_mode(&launcher).unwrap();
+    let notices = host.notices.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1);
+    assert_eq!(
+        notices[0].message,
+        "The chat could not be shown, but the IDE MCP servers are up"
+    );
+    let block = &notices[0].configuration["mcpServers"];
+    let names: Vec<&String> = block.as_object().unwrap().keys().collect();
+    assert_eq!(names, ["code", "vcs"]);
+    let socket = block["vcs"]["args"][1].as_str().unwrap();
+    assert!(std::path::Path::new(socket).exists());
+    // The block works: the socket it names answers.
+    let mut client = ide_mcp_server::client::Client::connect(std::path::Path::new(socket)).unwrap();
+    assert!(!client.run("echo", json!({ "value": 1 })).unwrap().is_error);
+    servers.stop();
+}
