@@ -1,0 +1,157 @@
+package dev.lain.claudejb.mcp;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.Test;
+
+/** The Security Guard and the host, implemented in Java. */
+public class GuardAndHostTest {
+    private static Tool echo(AtomicInteger runs) {
+        return Tool.builder("echo").description("Echoes").readOnly()
+                .handler(context -> {
+                    runs.incrementAndGet();
+                    context.complete(context.argumentsJson());
+                }).build();
+    }
+
+    @Test
+    public void anAllowRunsTheHandlerAndTheGuardSeesTheArguments() throws Exception {
+        BlockingQueue<GuardRequest> judged = new ArrayBlockingQueue<>(1);
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> {
+            judged.add(request);
+            return Verdict.allow();
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                assertFalse(client.run("echo", "{\"x\":1}").isError());
+            }
+            GuardRequest request = judged.poll(5, TimeUnit.SECONDS);
+            assertEquals(Server.CODE, request.server());
+            assertEquals("test", request.domain());
+            assertEquals("echo", request.tool());
+            assertEquals("{\"x\":1}", request.argumentsJson());
+            assertTrue(request.readOnly());
+            assertTrue(request.clientPid().isPresent());
+            assertEquals(1, runs.get());
+        }
+    }
+
+    @Test
+    public void aDenyIsAnErrorWithTheReasonAndNothingRuns() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> Verdict.deny("echo is disabled in this project");
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.ToolResult result = client.run("echo", "{}");
+                assertTrue(result.isError());
+                assertTrue(result.text(), result.text().contains("echo is disabled in this project"));
+            }
+            assertEquals(0, runs.get());
+        }
+    }
+
+    @Test
+    public void anAskWithNoUiIsADenial() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> Verdict.ask("Run echo?");
+        try (Fixture fixture = new Fixture(guard, new Host() { }, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.ToolResult result = client.run("echo", "{}");
+                assertTrue(result.isError());
+                assertTrue(result.text(), result.text().contains("no UI"));
+            }
+            assertEquals(0, runs.get());
+        }
+    }
+
+    @Test
+    public void anAskIsAnsweredByTheHostFromAnotherThread() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        BlockingQueue<String> prompts = new ArrayBlockingQueue<>(1);
+        Host host = new Host() {
+            @Override
+            public boolean canConfirm() {
+                return true;
+            }
+
+            @Override
+            public void confirm(GuardRequest request, String prompt, Confirmation confirmation) {
+                prompts.add(prompt);
+                new Thread(confirmation::allow, "edt-stand-in").start();
+            }
+        };
+        try (Fixture fixture = new Fixture(request -> Verdict.ask("Run echo?"), host, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                assertFalse(client.run("echo", "{}").isError());
+            }
+            assertEquals("Run echo?", prompts.poll(5, TimeUnit.SECONDS));
+            assertEquals(1, runs.get());
+        }
+    }
+
+    @Test
+    public void aGuardThatThrowsDenies() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> {
+            throw new UnsupportedOperationException("policy file missing");
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.ToolResult result = client.run("echo", "{}");
+                assertTrue(result.isError());
+                assertTrue(result.text(), result.text().contains("policy file missing"));
+            }
+            assertEquals(0, runs.get());
+        }
+    }
+
+    @Test
+    public void aGuardThatIsTooSlowDenies() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> {
+            Thread.sleep(1500);
+            return Verdict.allow();
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> options.guardTimeout(Duration.ofMillis(200)))) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.ToolResult result = client.run("echo", "{}");
+                assertTrue(result.isError());
+                assertTrue(result.text(), result.text().contains("did not answer"));
+            }
+            assertEquals(0, runs.get());
+        }
+    }
+
+    @Test
+    public void tokenRotationFromJavaIsFollowedByTheClient() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null,
+                options -> options.tokenOverlap(Duration.ZERO))) {
+            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                String before = McpClient.readToken(fixture.servers.directory().resolve("token"));
+                fixture.servers.rotateToken();
+                String after = McpClient.readToken(fixture.servers.directory().resolve("token"));
+                assertFalse(before.equals(after));
+                // The old token is dead at once (no overlap): the client is rejected, re-reads
+                // the token file and succeeds.
+                assertFalse(client.run("echo", "{}").isError());
+                assertEquals(1, runs.get());
+            }
+        }
+    }
+}
