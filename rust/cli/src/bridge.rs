@@ -28,6 +28,7 @@ use bytes::BytesMut;
 use clap::Args;
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::json::{self, parse_strict};
+use ide_mcp_protocol::jsonrpc::ErrorCode;
 use ide_mcp_protocol::ndjson::{LineDecoder, LineError, MAX_LINE_BYTES};
 use ide_mcp_protocol::toon::{self, DecodeOptions, EncodeOptions};
 use ide_mcp_server::client::{
@@ -42,10 +43,10 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 const SERVER_LOST: u8 = 2;
 
 /// JSON-RPC "Parse error".
-const PARSE_ERROR_CODE: i64 = -32700;
+const PARSE_ERROR_CODE: i64 = ErrorCode::PARSE_ERROR.0;
 
 /// JSON-RPC "Invalid Request", used here for a message too large for the socket wire.
-const INVALID_REQUEST_CODE: i64 = -32600;
+const INVALID_REQUEST_CODE: i64 = ErrorCode::INVALID_REQUEST.0;
 
 /// How many bytes one `read` asks for, from standard input or the socket.
 const READ_CHUNK_BYTES: usize = 64 * 1024;

@@ -16,26 +16,24 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::json::parse_strict;
+use ide_mcp_protocol::jsonrpc::ErrorCode;
 pub use ide_mcp_protocol::jsonrpc::Id;
 use ide_mcp_protocol::ndjson::{encode_line, LineDecoder};
 use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
 use serde_json::{json, Map, Value};
 
-/// The key under `params._meta` that carries the connection token.
-pub const TOKEN_META_KEY: &str = "dev.lain.claudejb/token";
-
-/// The name of the file, beside the sockets, that holds the current token.
-pub const TOKEN_FILE_NAME: &str = "token";
+pub use crate::mcp::TOKEN_META_KEY;
+pub use crate::runtime_dir::TOKEN_FILE_NAME;
 
 /// The protocol version [`Client::initialize`] asks for.
 pub const CLIENT_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// The JSON-RPC error code of a request that failed authentication (or was otherwise invalid).
-pub const INVALID_REQUEST_CODE: i64 = -32600;
+pub const INVALID_REQUEST_CODE: i64 = ErrorCode::INVALID_REQUEST.0;
 
 /// The exact message of the error a server sends for a request it refuses; it never says why,
 /// so a client's only sensible reaction is to re-read the token and try once more.
-pub const REQUEST_REJECTED_MESSAGE: &str = "request rejected";
+pub use crate::mcp::REQUEST_REJECTED as REQUEST_REJECTED_MESSAGE;
 
 /// How many bytes one `read` call asks the socket for.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
