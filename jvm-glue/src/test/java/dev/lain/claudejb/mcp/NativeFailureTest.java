@@ -44,6 +44,7 @@ public class NativeFailureTest {
     @Test
     public void aJavaExceptionInACallbackIsTakenAsAValueOnTheCallingThread() throws Exception {
         try (Fixture fixture = new Fixture()) {
+            assertTrue("the callbacks are resolved by a start", fixture.servers.liveServers().isEmpty());
             String caught = Native.TESTING_callThrowingJava("thrown on purpose");
             assertEquals("java.lang.IllegalStateException: thrown on purpose", caught);
         }
@@ -52,6 +53,7 @@ public class NativeFailureTest {
     @Test
     public void aJavaExceptionInACallbackIsTakenAsAValueOnACallbackThread() throws Exception {
         try (Fixture fixture = new Fixture()) {
+            assertTrue("the callback threads start with a server set", fixture.servers.liveServers().isEmpty());
             String caught = Native.TESTING_callThrowingJavaOnCallbackThread("thrown on a callback thread");
             assertEquals("java.lang.IllegalStateException: thrown on a callback thread", caught);
         }
