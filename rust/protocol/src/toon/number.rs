@@ -48,7 +48,13 @@ pub(crate) fn write_f64(value: f64, out: &mut String) {
     }
     let mut buffer = zmij::Buffer::new();
     let shortest = buffer.format_finite(value);
-    push_plain_decimal(shortest, out);
+    // Shortest digits in plain form are already canonical: a fraction never ends
+    // in zero. Only exponent forms (and a defensive `.0`) need rewriting.
+    if shortest.bytes().any(|b| b == b'e' || b == b'E') || shortest.ends_with(".0") {
+        push_plain_decimal(shortest, out);
+    } else {
+        out.push_str(shortest);
+    }
 }
 
 /// Rewrites a shortest-digits rendering such as `1.5e-7`, `1e20` or `0.25` as a
