@@ -1,0 +1,148 @@
+"""Shared fixtures: the server under test, the stdio bridge command, and a TOON decoder.
+
+The server under test is started in one place, `server_command` below. It is `ide-mcp
+testserver` today; to point these tests at another host (the Java headless host, say), set
+IDE_MCP_SERVER_CMD to its command line with `{base}` where the base directory goes, or change
+`server_command`. Whatever the command, it must print `IDE MCP servers listening under <dir>`
+as its first line on standard output and stop cleanly, removing <dir>, when its standard input
+closes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+#: The `ide-mcp` executable: the bridge and the TOON decoder, and the default test server.
+IDE_MCP = Path(os.environ.get("IDE_MCP_BIN", REPO / "target" / "release" / "ide-mcp"))
+
+#: The domain every test server serves, with its `echo`, `sleep`, `fail` and `big` tools.
+DOMAIN = "diagnostics"
+
+#: How long the server may take to say it is listening, and to stop.
+START_TIMEOUT = 20.0
+STOP_TIMEOUT = 15.0
+
+READY = re.compile(r"^IDE MCP servers listening under (?P<dir>/.+)$")
+
+
+def server_command(base: Path) -> list[str]:
+    """The command that starts the servers under test with runtime base directory `base`."""
+    custom = os.environ.get("IDE_MCP_SERVER_CMD")
+    if custom:
+        return [part.replace("{base}", str(base)) for part in shlex.split(custom)]
+    return [str(IDE_MCP), "testserver", "--base", str(base)]
+
+
+def bridge_command(socket: Path) -> list[str]:
+    """The stdio bridge to one server's socket, as an MCP client would launch it."""
+    return [str(IDE_MCP), "bridge", str(socket)]
+
+
+@dataclass
+class RunningServers:
+    """A started set of servers: its runtime directory and one socket per server."""
+
+    directory: Path
+    process: subprocess.Popen
+
+    def socket(self, name: str = "code") -> Path:
+        return self.directory / f"{name}.sock"
+
+    def bridge(self, name: str = "code") -> list[str]:
+        return bridge_command(self.socket(name))
+
+
+def _read_line_with_timeout(stream, timeout: float) -> str | None:
+    """One line from a pipe, or None if none arrived in time (the pipe is left to the caller)."""
+    box: list[str] = []
+    reader = threading.Thread(target=lambda: box.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return box[0] if box else None
+
+
+@pytest.fixture
+def ide_servers():
+    """Starts the servers under test for one test; stops them by closing standard input,
+    then checks that they exited with status 0 and removed their runtime directory."""
+    if not IDE_MCP.exists():
+        pytest.fail(f"{IDE_MCP} is missing: run `cargo build --release -p ide-mcp-cli` first")
+    # A short base keeps the socket paths well under the 100-byte limit of the contract.
+    base = Path(tempfile.mkdtemp(prefix="imcp-", dir="/tmp"))
+    stderr_path = base.parent / f"{base.name}.stderr"
+    stderr = open(stderr_path, "wb")
+    process = subprocess.Popen(
+        server_command(base),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        encoding="utf-8",
+    )
+    try:
+        line = _read_line_with_timeout(process.stdout, START_TIMEOUT)
+        if line is None:
+            pytest.fail(f"the server printed nothing in {START_TIMEOUT} s")
+        match = READY.match(line.rstrip("\n"))
+        if not match:
+            pytest.fail(f"unexpected first line from the server: {line!r}; stderr: {_tail(stderr_path)}")
+        servers = RunningServers(directory=Path(match.group("dir")), process=process)
+        assert servers.directory.is_dir()
+        yield servers
+        process.stdin.close()
+        try:
+            status = process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server did not stop within {STOP_TIMEOUT} s of its stdin closing")
+        assert status == 0, f"the server exited with {status}; stderr: {_tail(stderr_path)}"
+        assert not servers.directory.exists(), f"{servers.directory} was left behind"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+        for stream in (process.stdin, process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        stderr.close()
+        stderr_path.unlink(missing_ok=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _tail(path: Path, limit: int = 2000) -> str:
+    try:
+        return path.read_text(errors="replace")[-limit:]
+    except OSError:
+        return "<unreadable>"
+
+
+def toon_decode(text: str):
+    """Decodes TOON with `ide-mcp toon decode` and returns the JSON value."""
+    done = subprocess.run(
+        [str(IDE_MCP), "toon", "decode"],
+        input=text.encode("utf-8"),
+        capture_output=True,
+        timeout=20,
+    )
+    assert done.returncode == 0, f"toon decode failed: {done.stderr.decode(errors='replace')}"
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
