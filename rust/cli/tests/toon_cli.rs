@@ -190,9 +190,12 @@ fn duplicate_json_keys_are_refused() {
 }
 
 #[test]
-fn duplicate_toon_keys_are_refused_even_when_lenient() {
-    let outcome = decode(&["--lenient"], "a: 1\na: 2\n");
+fn duplicate_toon_keys_are_refused_unless_lenient() {
+    let lenient = decode(&["--lenient"], "a: 1\na: 2\n");
+    assert_eq!(lenient.code, 0, "{}", lenient.stderr);
+    assert_eq!(lenient.stdout, "{\"a\":2}\n");
 
+    let outcome = decode(&[], "a: 1\na: 2\n");
     assert_eq!(outcome.code, 1);
     assert!(
         outcome

@@ -275,8 +275,6 @@ proptest! {
                 "decoders disagree on the value\ntext: {:?}\nours: {}\ntheirs: {}", text, ours, theirs
             ),
             (Err(_), Err(_)) => {}
-            // Intended: duplicate keys are an error here even when not strict.
-            (Err(error), Ok(_)) if !strict && error.contains("duplicate") => {}
             _ => prop_assert!(
                 false,
                 "decoders disagree on validity (strict {})\ntext: {:?}\nours: {:?}\ntheirs: {:?}",

@@ -25,18 +25,6 @@ const V4_4_FLIPS: &[(&str, usize)] = &[
     ("decode/objects.json", 53),
 ];
 
-/// Project policy, stricter than the spec: duplicate keys are rejected in
-/// non-strict mode too (the spec resolves them last-write-wins), so that a
-/// guard and a handler can never read different values for one argument.
-const DUPLICATE_KEY_POLICY: &[(&str, usize)] = &[
-    ("decode/objects.json", 4),
-    ("decode/objects.json", 42),
-    ("decode/objects.json", 43),
-    ("decode/arrays-tabular.json", 14),
-    ("decode/arrays-tabular.json", 15),
-    ("decode/objects-keyed.json", 16),
-];
-
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/toon-fixtures/spec-v4.1.1/tests/fixtures")
@@ -154,8 +142,7 @@ fn main() {
                     .get("shouldError")
                     .and_then(Value::as_bool)
                     .unwrap_or(false)
-                    || V4_4_FLIPS.contains(&id)
-                    || DUPLICATE_KEY_POLICY.contains(&id);
+                    || V4_4_FLIPS.contains(&id);
                 if let Err(reason) = run_case(kind, case, expect_error) {
                     let name = case["name"].as_str().unwrap_or("");
                     failures.push(format!("{label}#{index} ({name}): {reason}"));
@@ -164,10 +151,7 @@ fn main() {
         }
     }
     let passed = total - failures.len();
-    println!(
-        "TOON fixtures: {passed} of {total} passed (v4.4 semantics; {} duplicate-key cases expect rejection by project policy)",
-        DUPLICATE_KEY_POLICY.len()
-    );
+    println!("TOON fixtures: {passed} of {total} passed (v4.4 semantics)");
     for failure in &failures {
         println!("  FAILED {failure}");
     }

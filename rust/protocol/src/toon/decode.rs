@@ -6,8 +6,9 @@
 //! decoded in place. The stack never grows past `max_depth`, and nothing is
 //! recursive, so input of any shape decodes (or fails) on any thread stack.
 //!
-//! Duplicate keys are rejected in strict and non-strict mode alike: two readers
-//! of the same document must never see different values for one key.
+//! Duplicate keys are rejected in strict mode, the default and the only mode the servers
+//! use: a guard and a handler must never see different values for one key. Non-strict mode,
+//! on request, follows the spec's last-write-wins.
 
 use serde_json::{Map, Value};
 
@@ -121,7 +122,7 @@ impl<'t> Parser<'t> {
     fn header_at(&self, line: &Line, offset: usize) -> Result<Option<Header>, DecodeError> {
         let content = &self.text[offset..line.end];
         let group_limit = self.max_depth.saturating_sub(self.frames.len());
-        let mut header = parse_header(content, group_limit)
+        let mut header = parse_header(content, group_limit, self.strict)
             .map_err(|(at, message)| self.error_at(line, offset + at, message))?;
         // Make the inline range absolute, like every other offset here.
         if let Some(header) = header.as_mut() {
@@ -323,6 +324,11 @@ impl<'t> Parser<'t> {
         };
         match map.entry(key) {
             serde_json::map::Entry::Vacant(entry) => {
+                entry.insert(value);
+                Ok(())
+            }
+            serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
+                // Non-strict mode follows the spec: the last duplicate wins.
                 entry.insert(value);
                 Ok(())
             }
@@ -755,6 +761,9 @@ impl<'t> Parser<'t> {
             let value = self.row_object(&next, cells_from, fields, header.delimiter)?;
             match map.entry(key) {
                 serde_json::map::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+                serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
                     entry.insert(value);
                 }
                 serde_json::map::Entry::Occupied(entry) => {

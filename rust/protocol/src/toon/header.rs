@@ -92,6 +92,7 @@ pub(crate) struct Header {
 pub(crate) fn parse_header(
     content: &str,
     max_group_depth: usize,
+    strict: bool,
 ) -> Result<Option<Header>, ContentError> {
     let bytes = content.as_bytes();
     let bracket_start = if bytes.first() == Some(&b'"') {
@@ -179,7 +180,7 @@ pub(crate) fn parse_header(
                 }
             }
             fields = Some(
-                parse_fields(list, delimiter, max_group_depth)
+                parse_fields(list, delimiter, max_group_depth, strict)
                     .map_err(|(at, message)| (brace + 1 + at, message))?,
             );
         }
@@ -293,11 +294,13 @@ fn parse_fields(
     list: &str,
     delimiter: Delimiter,
     max_group_depth: usize,
+    strict: bool,
 ) -> Result<Fields, ContentError> {
     let bytes = list.as_bytes();
     let delim = delimiter.as_byte();
     let mut ops = Vec::new();
-    // Names already used at each open level, to reject duplicates.
+    // Names already used at each open level, to reject duplicates (strict mode; non-strict
+    // lets the last one win when the row is built).
     let mut levels: Vec<HashSet<String>> = vec![HashSet::new()];
     let mut leaf_count = 0;
     let mut group_depth = 0;
@@ -333,7 +336,7 @@ fn parse_fields(
         let level = levels
             .last_mut()
             .ok_or_else(|| (stop, "unmatched brace in field list".to_owned()))?;
-        if !level.insert(name.clone()) {
+        if !level.insert(name.clone()) && strict {
             return Err((
                 entry_start,
                 format!("duplicate field name \"{name}\" in field list"),
@@ -409,7 +412,7 @@ mod tests {
     use super::*;
 
     fn header(content: &str) -> Header {
-        parse_header(content, 64)
+        parse_header(content, 64, true)
             .expect("valid header")
             .expect("is a header")
     }
@@ -466,7 +469,7 @@ mod tests {
             "x[1]",
         ] {
             assert!(
-                parse_header(content, 64).expect("no error").is_none(),
+                parse_header(content, 64, true).expect("no error").is_none(),
                 "{content}"
             );
         }
@@ -497,13 +500,13 @@ mod tests {
             "items[2]{a,b}: 1,2",
             "items[1]{id,c{name:",
         ] {
-            assert!(parse_header(content, 64).is_err(), "{content}");
+            assert!(parse_header(content, 64, true).is_err(), "{content}");
         }
     }
 
     #[test]
     fn group_depth_is_capped_without_recursion() {
         let deep = format!("x[1]{{{}b{}}}:", "a{".repeat(100_000), "}".repeat(100_000));
-        assert!(parse_header(&deep, 128).is_err());
+        assert!(parse_header(&deep, 128, true).is_err());
     }
 }

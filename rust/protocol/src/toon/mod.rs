@@ -16,7 +16,8 @@
 //! - Integral numbers decode as exact integers when they fit `i64`/`u64` (so
 //!   `1.0`, `1e3` and `-0` decode as `1`, `1000` and `0`); integer literals that
 //!   no 64-bit type or `f64` holds exactly decode as strings, never rounded.
-//! - Duplicate keys are an error in strict and non-strict mode alike.
+//! - Duplicate keys are an error in strict mode (the default, and what the servers use);
+//!   non-strict mode, on request, follows the spec: the last one wins.
 //! - Nesting beyond [`DecodeOptions::max_depth`] is an error. Neither direction
 //!   recurses over the document's nesting, so no input can exhaust the stack.
 

@@ -70,8 +70,8 @@ pub struct DecodeOptions {
     /// Spaces per indentation level (default 2). Zero is rejected with an error.
     pub indent: usize,
     /// Strict mode (default true): declared counts, exact indentation, no tabs
-    /// in indentation, no blank lines inside arrays. Duplicate keys are
-    /// rejected in both modes.
+    /// in indentation, no blank lines inside arrays, no duplicate keys.
+    /// Non-strict mode resolves duplicate keys last-write-wins, as the spec says.
     pub strict: bool,
     /// Deepest nesting of objects and arrays accepted (default 128). Deeper
     /// documents are rejected before they can exhaust memory or stack.
