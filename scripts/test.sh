@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of the project on a fresh machine: installs what is missing, then the Rust
-# suite (with the TOON conformance count shown), formatting and lints.
+# Runs every test of the project on a fresh machine: installs what is missing, then
+# formatting and lints, the Rust suite (with the TOON conformance count shown), the JVM suite,
+# and the end-to-end tests with real MCP clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +19,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked
 echo "== TOON conformance"
-cargo test --locked -p ide-mcp-protocol --test toon_fixtures -- --nocapture 2>&1 | grep -E "TOON fixtures|test result"
+cargo test --locked -p ide-mcp-protocol --test toon_fixtures 2>&1 | grep -E "TOON fixtures"
+
+if [ -x scripts/jvm-test.sh ]; then
+  echo "== JVM tests"
+  scripts/jvm-test.sh
+fi
+
+echo "== real MCP clients"
+cargo build --release --locked -p ide-mcp-cli
+tests/mcp_clients/run.sh
