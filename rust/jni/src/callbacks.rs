@@ -28,6 +28,7 @@ pub struct JavaCallbacks {
     confirm: JStaticMethodID,
     tools_withheld: JStaticMethodID,
     log: JStaticMethodID,
+    #[cfg(feature = "testing")]
     throw_for_testing: JStaticMethodID,
 }
 
@@ -105,6 +106,7 @@ pub fn init(env: &mut Env<'_>, native_class: &JClass<'_>) -> Result<(), BridgeEr
             jni_str!("log"),
             jni_sig!("(Ljava/lang/Object;ILjava/lang/String;)V"),
         )?,
+        #[cfg(feature = "testing")]
         throw_for_testing: env.get_static_method_id(
             &class,
             jni_str!("throwForTesting"),
@@ -320,6 +322,7 @@ impl JavaCallbacks {
         self.call(env, self.log, VOID, &args).map(drop)
     }
 
+    #[cfg(feature = "testing")]
     /// `NativeCallbacks.throwForTesting(message)`: always throws; proves a Java exception
     /// comes back as a value and is never left pending.
     pub fn throw_for_testing(&self, env: &mut Env<'_>, message: &str) -> Result<(), BridgeError> {

@@ -9,7 +9,6 @@
 use std::sync::Arc;
 
 use ide_mcp_server::{IdeMcpServers, ToolError, ToolHandler};
-use jni::errors::Error as JniError;
 use jni::objects::{JClass, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -390,11 +389,4 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveServerSetCount<'loc
     bridge(env, |_env| {
         Ok(i32::try_from(handles::live_count()).unwrap_or(i32::MAX))
     })
-}
-
-/// Keeps the `JniError` import honest for readers: JNI failures arrive as `BridgeError::Jni`
-/// through `?` (its `From`), which is how every body above reports them.
-#[allow(dead_code)]
-fn jni_errors_become_bridge_errors(error: JniError) -> BridgeError {
-    BridgeError::from(error)
 }

@@ -1,4 +1,4 @@
-//! The only threads that enter Java on their own: a small pool of permanently attached
+//! The only threads that enter Java on their own: a small pool of permanently attached (daemon)
 //! callback threads that run Java handlers, guards and host callbacks, and one notifier
 //! thread that delivers cancellations and log records and deletes global references.
 //!
@@ -8,13 +8,13 @@
 //! classes that use it are alive, and the threads idle on an empty channel at no cost.
 
 use std::cell::Cell;
+use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use jni::objects::{Global, JObject};
-use jni::strings::JNIString;
 use jni::{AttachConfig, Env, JavaVM};
 
 use crate::callbacks;
@@ -205,16 +205,48 @@ pub fn has_log_sink() -> bool {
         .is_some()
 }
 
-fn attach_config(name: &JNIString) -> AttachConfig<'_> {
-    AttachConfig::new().thread_name(name)
+/// Attaches the current thread permanently, as a daemon thread.
+///
+/// These threads idle on a channel for the life of the process; as ordinary (non-daemon) Java
+/// threads they would keep a headless JVM from exiting when its `main` returns. jni 0.22 has
+/// no daemon attachment of its own, so this is the one raw invocation call of the crate; the
+/// attachment is then borrowed by `attach_current_thread`, which leaves an existing
+/// attachment alone. The threads never exit, so they are never detached.
+fn attach_as_daemon(vm: &JavaVM, name: &str) -> Result<(), String> {
+    let name = CString::new(name).map_err(|error| error.to_string())?;
+    let mut args = jni::sys::JavaVMAttachArgs {
+        version: jni::sys::JNI_VERSION_1_8,
+        name: name.as_ptr().cast_mut(),
+        group: std::ptr::null_mut(),
+    };
+    let mut env: *mut c_void = std::ptr::null_mut();
+    let raw = vm.get_raw();
+    // SAFETY: `raw` is the process's live JavaVM (from `JavaVM::singleton`), whose invocation
+    // table is valid for the life of the process; `env` and `args` outlive the call, and the
+    // name is a NUL-terminated ASCII (so modified UTF-8) string.
+    let code = unsafe {
+        ((**raw).v1_4.AttachCurrentThreadAsDaemon)(
+            raw,
+            &mut env,
+            (&mut args as *mut jni::sys::JavaVMAttachArgs).cast(),
+        )
+    };
+    if code == jni::sys::JNI_OK {
+        Ok(())
+    } else {
+        Err(format!("AttachCurrentThreadAsDaemon returned {code}"))
+    }
 }
 
 fn callback_thread(vm: JavaVM, name: String, queue: Receiver<Job>) {
     ON_JNI_THREAD.with(|mark| mark.set(true));
-    let java_name = JNIString::from(name.as_str());
+    if let Err(error) = attach_as_daemon(&vm, &name) {
+        tracing::error!(%error, thread = %name, "a callback thread could not attach to the JVM");
+        return;
+    }
     while let Ok(job) = queue.recv() {
         let attached = vm.attach_current_thread_with_config(
-            || attach_config(&java_name),
+            AttachConfig::new,
             Some(LOCAL_FRAME_CAPACITY),
             |env| -> Result<(), jni::errors::Error> {
                 run_guarded(env, "a callback job", job);
@@ -243,7 +275,10 @@ fn run_guarded<'local>(env: &mut Env<'local>, what: &str, work: impl FnOnce(&mut
 
 fn notifier_thread(vm: JavaVM, events: Receiver<Event>, logs: Receiver<LogRecord>) {
     ON_JNI_THREAD.with(|mark| mark.set(true));
-    let java_name = JNIString::from("ide-mcp-notifier");
+    if let Err(error) = attach_as_daemon(&vm, "ide-mcp-notifier") {
+        eprintln!("ide-mcp: the notifier thread could not attach to the JVM: {error}");
+        return;
+    }
     loop {
         let work: Box<dyn for<'local> FnOnce(&mut Env<'local>)> = crossbeam_channel::select! {
             recv(events) -> event => match event {
@@ -257,7 +292,7 @@ fn notifier_thread(vm: JavaVM, events: Receiver<Event>, logs: Receiver<LogRecord
             },
         };
         let _ = vm.attach_current_thread_with_config(
-            || attach_config(&java_name),
+            AttachConfig::new,
             Some(LOCAL_FRAME_CAPACITY),
             |env| -> Result<(), jni::errors::Error> {
                 run_guarded(env, "the notifier", work);

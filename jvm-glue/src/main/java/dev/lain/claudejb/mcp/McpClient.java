@@ -295,8 +295,7 @@ public final class McpClient implements AutoCloseable {
                 Map<String, Object> error = (Map<String, Object>) message.get("error");
                 if (error != null && REQUEST_REJECTED.equals(error.get("message")) && retried.add(key)) {
                     Map<String, Object> original = sent.get(key);
-                    if (original != null) {
-                        reloadToken();
+                    if (original != null && reloadTokenQuietly()) {
                         channel.writeLine(Json.write(withToken(original)));
                         continue;
                     }
@@ -318,6 +317,16 @@ public final class McpClient implements AutoCloseable {
             failAll(new IOException("the server closed the connection"));
         } catch (IOException | RuntimeException e) {
             failAll(e instanceof IOException ? (IOException) e : new IOException(e));
+        }
+    }
+
+    /** Re-reads the token for a retry; when the file cannot be read, the rejection stands. */
+    private boolean reloadTokenQuietly() {
+        try {
+            reloadToken();
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
