@@ -1,0 +1,171 @@
+//! `ide-mcp-bench`: runs the server benchmark and prints (or writes) its Markdown section.
+//! The `serve*` subcommands are the servers under test, started by the benchmark itself so
+//! that each runs in its own process.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use ide_mcp_bench::counting_alloc::start_counting;
+use ide_mcp_bench::machine::raise_open_file_limit;
+use ide_mcp_bench::report::write_section;
+use ide_mcp_bench::run::{run, RunPlan};
+use ide_mcp_bench::server_process::serve_until_stdin_closes;
+use ide_mcp_bench::targets::{ours, raw, rmcp};
+use ide_mcp_server::ServerConfig;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ide-mcp-bench",
+    about = "Benchmarks the ide-mcp servers against a raw socket ping-pong and rmcp"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Replace the server-bench section of this Markdown file (e.g. docs/BENCHMARKS.md).
+    #[arg(long)]
+    write: Option<PathBuf>,
+    /// Sequential calls measured per latency row.
+    #[arg(long, default_value_t = RunPlan::default().latency_calls)]
+    latency_calls: usize,
+    /// Seconds each throughput row is measured for.
+    #[arg(long, default_value_t = RunPlan::default().throughput_window.as_secs_f64())]
+    window_secs: f64,
+    /// Idle connections held for the memory rows.
+    #[arg(long, default_value_t = RunPlan::default().idle_connections)]
+    idle_connections: usize,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the ide-mcp servers (all four, diagnostics domain) under BASE until stdin closes.
+    Serve {
+        /// The base directory for the runtime directory.
+        #[arg(long)]
+        base: PathBuf,
+        /// Count live heap blocks, for memory snapshots.
+        #[arg(long)]
+        count_allocations: bool,
+        /// Raise the per-server connection cap (default 64) to hold many idle connections.
+        #[arg(long)]
+        max_connections_per_server: Option<usize>,
+    },
+    /// Run the raw echo socket at SOCKET until stdin closes.
+    ServeRaw {
+        /// The socket path.
+        #[arg(long)]
+        socket: PathBuf,
+    },
+    /// Run the rmcp echo server at SOCKET until stdin closes.
+    ServeRmcp {
+        /// The socket path.
+        #[arg(long)]
+        socket: PathBuf,
+        /// Count live heap blocks, for memory snapshots.
+        #[arg(long)]
+        count_allocations: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Some(Command::Serve {
+            base,
+            count_allocations,
+            max_connections_per_server,
+        }) => serve_ours(base, count_allocations, max_connections_per_server),
+        Some(Command::ServeRaw { socket }) => serve_raw(socket),
+        Some(Command::ServeRmcp {
+            socket,
+            count_allocations,
+        }) => serve_rmcp(socket, count_allocations),
+        None => benchmark(&cli),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("ide-mcp-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn benchmark(cli: &Cli) -> Result<(), String> {
+    let plan = RunPlan {
+        latency_calls: cli.latency_calls,
+        throughput_window: Duration::from_secs_f64(cli.window_secs),
+        idle_connections: cli.idle_connections,
+        ..RunPlan::default()
+    };
+    // Each idle connection costs a descriptor here and one in the server; the servers inherit
+    // the raised limit.
+    let wanted = u64::try_from(2 * plan.idle_connections + 256).unwrap_or(u64::MAX);
+    let limit = raise_open_file_limit(wanted).map_err(|error| error.to_string())?;
+    if limit < wanted {
+        return Err(format!(
+            "the open-file limit is {limit}, but {wanted} descriptors are needed; lower \
+             --idle-connections or raise `ulimit -n`"
+        ));
+    }
+    let executable = std::env::current_exe().map_err(|error| error.to_string())?;
+    let report = run(&executable, &plan).map_err(|error| error.to_string())?;
+    let section = report.to_markdown();
+    println!("{section}");
+    if let Some(path) = &cli.write {
+        write_section(path, &section)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("wrote the server-bench section of {}", path.display());
+    }
+    Ok(())
+}
+
+fn serve_ours(
+    base: PathBuf,
+    count_allocations: bool,
+    max_connections_per_server: Option<usize>,
+) -> Result<(), String> {
+    if count_allocations {
+        start_counting();
+    }
+    let mut config = ServerConfig::default();
+    if let Some(cap) = max_connections_per_server {
+        config.max_connections_per_server = cap;
+    }
+    let servers = ours::start_with(&base, config).map_err(|error| error.to_string())?;
+    let directory = servers
+        .directory()
+        .ok_or("the servers have no runtime directory")?
+        .to_path_buf();
+    serve_until_stdin_closes(&format!(
+        "IDE MCP servers listening under {}",
+        directory.display()
+    ))
+    .map_err(|error| error.to_string())?;
+    servers.stop().map_err(|error| error.to_string())
+}
+
+fn serve_raw(socket: PathBuf) -> Result<(), String> {
+    raw::start(&socket).map_err(|error| error.to_string())?;
+    let outcome = serve_until_stdin_closes(&format!(
+        "raw echo socket listening on {}",
+        socket.display()
+    ));
+    let _ = std::fs::remove_file(&socket);
+    outcome.map_err(|error| error.to_string())
+}
+
+fn serve_rmcp(socket: PathBuf, count_allocations: bool) -> Result<(), String> {
+    if count_allocations {
+        start_counting();
+    }
+    let runtime = rmcp::start(&socket).map_err(|error| error.to_string())?;
+    let outcome = serve_until_stdin_closes(&format!(
+        "rmcp echo server listening on {}",
+        socket.display()
+    ));
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    let _ = std::fs::remove_file(&socket);
+    outcome.map_err(|error| error.to_string())
+}

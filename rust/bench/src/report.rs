@@ -1,0 +1,488 @@
+//! The Markdown section of docs/BENCHMARKS.md, and replacing it between its markers.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::load::{LatencyResult, ThroughputResult};
+use crate::machine::Machine;
+use crate::memory::IdleMemoryResult;
+
+/// The line before the section in docs/BENCHMARKS.md.
+pub const START_MARKER: &str = "<!-- server-bench:start -->";
+/// The line after the section in docs/BENCHMARKS.md.
+pub const END_MARKER: &str = "<!-- server-bench:end -->";
+
+/// Goal: our p50 round trip at most this many times the raw ping-pong's.
+pub const LATENCY_RATIO_GOAL: f64 = 2.0;
+/// Goal: our throughput at least this many times rmcp's at equal concurrency.
+pub const THROUGHPUT_RATIO_GOAL: f64 = 2.0;
+/// Goal: at most this much memory per idle connection, in KiB.
+pub const IDLE_CONNECTION_GOAL_KIB: f64 = 16.0;
+
+/// How the run was shaped, for the report's preamble.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Sequential calls measured per latency row.
+    pub latency_calls: usize,
+    /// Sequential calls before measuring.
+    pub latency_warmup_calls: usize,
+    /// Rounds the latency calls were split into, taking turns between the targets.
+    pub latency_rounds: usize,
+    /// Calls outstanding per connection in throughput rows.
+    pub in_flight: usize,
+    /// Warm-up before each throughput window.
+    pub throughput_warmup: Duration,
+    /// Each throughput window.
+    pub throughput_window: Duration,
+    /// rmcp's crate version.
+    pub rmcp_version: String,
+}
+
+/// Which server a row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// ide-mcp.
+    Ours,
+    /// The raw echo socket.
+    RawEcho,
+    /// rmcp.
+    Rmcp,
+}
+
+impl TargetKind {
+    fn label(self) -> &'static str {
+        match self {
+            TargetKind::Ours => "ide-mcp",
+            TargetKind::RawEcho => "raw echo socket",
+            TargetKind::Rmcp => "rmcp",
+        }
+    }
+}
+
+/// One latency row.
+#[derive(Debug, Clone)]
+pub struct LatencyRow {
+    /// Which server.
+    pub target: TargetKind,
+    /// `frames/TOON` or `NDJSON`.
+    pub wire: &'static str,
+    /// The measurement.
+    pub result: LatencyResult,
+}
+
+/// One throughput row.
+#[derive(Debug, Clone)]
+pub struct ThroughputRow {
+    /// Which server.
+    pub target: TargetKind,
+    /// `frames/TOON` or `NDJSON`.
+    pub wire: &'static str,
+    /// The measurement.
+    pub result: ThroughputResult,
+}
+
+/// One idle-memory row.
+#[derive(Debug, Clone)]
+pub struct MemoryRow {
+    /// Which server.
+    pub target: TargetKind,
+    /// `frames/TOON` or `NDJSON`.
+    pub wire: &'static str,
+    /// The measurement.
+    pub result: IdleMemoryResult,
+}
+
+/// Everything one run measured.
+#[derive(Debug, Clone)]
+pub struct BenchReport {
+    /// Where it ran.
+    pub machine: Machine,
+    /// How it ran.
+    pub settings: Settings,
+    /// Sequential round trips.
+    pub latency: Vec<LatencyRow>,
+    /// Pipelined throughput.
+    pub throughput: Vec<ThroughputRow>,
+    /// Idle connections.
+    pub memory: Vec<MemoryRow>,
+}
+
+impl BenchReport {
+    fn latency_p50(&self, target: TargetKind, wire: &str) -> Option<f64> {
+        self.latency
+            .iter()
+            .find(|row| row.target == target && row.wire == wire)
+            .map(|row| row.result.percentiles.p50_us)
+    }
+
+    fn throughput_of(&self, target: TargetKind, wire: &str, connections: usize) -> Option<f64> {
+        self.throughput
+            .iter()
+            .find(|row| {
+                row.target == target && row.wire == wire && row.result.connections == connections
+            })
+            .map(|row| row.result.calls_per_second)
+    }
+
+    /// The Markdown section, markers excluded.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        self.write_preamble(&mut out);
+        self.write_goals(&mut out);
+        self.write_latency(&mut out);
+        self.write_throughput(&mut out);
+        self.write_memory(&mut out);
+        out
+    }
+
+    fn write_preamble(&self, out: &mut String) {
+        let machine = &self.machine;
+        let settings = &self.settings;
+        let _ = writeln!(out, "## Server benchmark\n");
+        let _ = writeln!(
+            out,
+            "All figures below come from one run of `cargo run --release -p ide-mcp-bench -- \
+             --write docs/BENCHMARKS.md`."
+        );
+        let _ = writeln!(
+            out,
+            "\n- Machine: {} CPUs ({}), Linux {}.",
+            machine.cpus, machine.cpu_model, machine.kernel
+        );
+        let _ = writeln!(
+            out,
+            "- Each server runs in its own process started by the bench binary: ide-mcp with its \
+             default configuration (four servers, diagnostics domain, `AllowAll` guard, 2 worker \
+             threads); rmcp {} with a `#[tool]` echo on a 2-worker Tokio runtime, one \
+             `serve(UnixStream)` per connection; the raw echo socket reads a frame or line and \
+             writes the same bytes back, one blocking thread per connection.",
+            settings.rmcp_version
+        );
+        let _ = writeln!(
+            out,
+            "- The load generator is the same for every target: blocking `std` Unix sockets, one \
+             thread per connection, requests pre-encoded with only the id digits patched, every \
+             reply checked against its connection's first fully decoded and validated reply and \
+             correlated by id. It shares the machine's CPUs with the server under test."
+        );
+        let _ = writeln!(
+            out,
+            "- The echo call is `tools/call run {{tool: echo, args: {{value: \"bench-echo\"}}}}` \
+             with the token in `params._meta` (rmcp: `tools/call echo {{value}}`, with the same \
+             `_meta` bytes, which it ignores). Percentiles are nearest-rank over every sample.",
+        );
+        let _ = writeln!(
+            out,
+            "- Latency runs spin on a non-blocking client socket instead of sleeping in `read`: \
+             on this virtual machine waking a sleeping thread costs tens of microseconds, which \
+             made a blocking raw ping-pong slower than the servers it is meant to bound. The \
+             server's own wake-up is still inside every figure. Throughput runs use ordinary \
+             blocking reads.\n"
+        );
+    }
+
+    fn write_goals(&self, out: &mut String) {
+        let _ = writeln!(out, "### Goals\n");
+        let _ = writeln!(out, "| goal | measured | met |");
+        let _ = writeln!(out, "| --- | --- | --- |");
+        if let (Some(ours), Some(raw)) = (
+            self.latency_p50(TargetKind::Ours, "frames/TOON"),
+            self.latency_p50(TargetKind::RawEcho, "frames/TOON"),
+        ) {
+            let ratio = ours / raw;
+            let _ = writeln!(
+                out,
+                "| p50 round trip within {LATENCY_RATIO_GOAL}× of a raw socket ping-pong of the \
+                 same bytes | {ours:.1} µs vs {raw:.1} µs = {ratio:.2}× | {} |",
+                yes_no(ratio <= LATENCY_RATIO_GOAL)
+            );
+        }
+        let mut concurrencies: Vec<usize> = self
+            .throughput
+            .iter()
+            .map(|row| row.result.connections)
+            .collect();
+        concurrencies.dedup();
+        for connections in concurrencies {
+            if let (Some(ours), Some(rmcp)) = (
+                self.throughput_of(TargetKind::Ours, "NDJSON", connections),
+                self.throughput_of(TargetKind::Rmcp, "NDJSON", connections),
+            ) {
+                let ratio = ours / rmcp;
+                let _ = writeln!(
+                    out,
+                    "| throughput ≥ {THROUGHPUT_RATIO_GOAL}× rmcp, NDJSON, {connections} \
+                     connection(s) × {} in flight | {ours:.0} vs {rmcp:.0} calls/s = {ratio:.2}× \
+                     | {} |",
+                    self.settings.in_flight,
+                    yes_no(ratio >= THROUGHPUT_RATIO_GOAL)
+                );
+            }
+        }
+        for row in self
+            .memory
+            .iter()
+            .filter(|row| row.target == TargetKind::Ours)
+        {
+            let dirty = row.result.private_dirty_kib_per_connection;
+            let heap = row
+                .result
+                .heap_kib_per_connection
+                .map_or(String::new(), |heap| format!(" (live heap {heap:.1} KiB)"));
+            let _ = writeln!(
+                out,
+                "| ≤ {IDLE_CONNECTION_GOAL_KIB} KiB per idle connection | {dirty:.1} KiB \
+                 Private_Dirty{heap} | {} |",
+                yes_no(dirty <= IDLE_CONNECTION_GOAL_KIB)
+            );
+        }
+        out.push('\n');
+    }
+
+    fn write_latency(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "### Round-trip latency (one connection, one call at a time, {} calls after {} \
+             warm-up)\n",
+            self.settings.latency_calls, self.settings.latency_warmup_calls
+        );
+        let _ = writeln!(
+            out,
+            "The calls are split into {} rounds that take turns between the targets, so a \
+             change in the machine's state during the run falls on every target alike.\n",
+            self.settings.latency_rounds
+        );
+        let _ = writeln!(
+            out,
+            "| target | wire | request bytes | reply bytes | p50 µs | p99 µs | p50 vs raw |"
+        );
+        let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        for row in &self.latency {
+            let raw = self.latency_p50(TargetKind::RawEcho, row.wire);
+            let ratio = raw.map_or("".to_owned(), |raw| {
+                format!("{:.2}×", row.result.percentiles.p50_us / raw)
+            });
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {:.1} | {:.1} | {} |",
+                row.target.label(),
+                row.wire,
+                row.result.request_bytes,
+                row.result
+                    .reply_bytes
+                    .map_or("".to_owned(), |bytes| bytes.to_string()),
+                row.result.percentiles.p50_us,
+                row.result.percentiles.p99_us,
+                ratio
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nReply bytes are payload bytes without framing; the raw socket's reply is the \
+             request itself.\n"
+        );
+    }
+
+    fn write_throughput(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "### Throughput ({} calls in flight per connection, {:.1} s window after {:.1} s \
+             warm-up)\n",
+            self.settings.in_flight,
+            self.settings.throughput_window.as_secs_f64(),
+            self.settings.throughput_warmup.as_secs_f64()
+        );
+        let _ = writeln!(
+            out,
+            "| target | wire | connections | calls/s | p50 µs | p99 µs | busy refusals | vs rmcp |"
+        );
+        let _ = writeln!(
+            out,
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
+        for row in &self.throughput {
+            let result = &row.result;
+            let versus = self
+                .throughput_of(TargetKind::Rmcp, "NDJSON", result.connections)
+                .filter(|_| row.target != TargetKind::Rmcp)
+                .map_or("".to_owned(), |rmcp| {
+                    format!("{:.2}×", result.calls_per_second / rmcp)
+                });
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {} | {} |",
+                row.target.label(),
+                row.wire,
+                result.connections,
+                result.calls_per_second,
+                result.percentiles.p50_us,
+                result.percentiles.p99_us,
+                result.busy,
+                versus
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nLatency here is send-to-reply under load, queueing behind the connection's other \
+             outstanding calls included. The raw echo socket rows are the ceiling of this load \
+             generator on this machine: the client threads and the kernel share the same CPUs \
+             with the server, so no server can go faster than those rows. ide-mcp connections are spread round-robin over its \
+             four sockets (as an agent using all four servers would be); every server caps the \
+             handlers it runs at once (64 by default), and a call over a cap is answered \
+             at once as busy: such replies are counted apart, not as completed calls. Every \
+             call sent was answered: sent = replied in every row.\n"
+        );
+    }
+
+    fn write_memory(&self, out: &mut String) {
+        let _ = writeln!(out, "### Memory per idle connection\n");
+        let _ = writeln!(
+            out,
+            "Growth of the server process after opening N connections that each completed \
+             `initialize` and `notifications/initialized` and then stayed idle, divided by N \
+             (after a warm-up of 16 connections that made one call and closed). The ide-mcp process \
+             runs the default configuration except for the per-server connection cap (64), \
+             raised so that one server holds all N. Private_Dirty \
+             and Anonymous come from `/proc/<pid>/smaps_rollup`; live heap from a counting \
+             allocator in the server process. Kernel socket buffers are not in these figures.\n"
+        );
+        let _ = writeln!(
+            out,
+            "| server | wire | N | Private_Dirty KiB | Anonymous KiB | RSS KiB | live heap KiB | heap blocks |"
+        );
+        let _ = writeln!(
+            out,
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
+        for row in &self.memory {
+            let result = &row.result;
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {} | {} |",
+                row.target.label(),
+                row.wire,
+                result.connections,
+                result.private_dirty_kib_per_connection,
+                result.anonymous_kib_per_connection,
+                result.rss_kib_per_connection,
+                result
+                    .heap_kib_per_connection
+                    .map_or("".to_owned(), |kib| format!("{kib:.1}")),
+                result
+                    .heap_blocks_per_connection
+                    .map_or("".to_owned(), |blocks| format!("{blocks:.1}")),
+            );
+        }
+        for row in &self.memory {
+            if row.result.largest_growth.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\nLargest heap growth per idle connection, {} ({}), by block size:\n",
+                row.target.label(),
+                row.wire
+            );
+            let _ = writeln!(out, "| block bytes | blocks | bytes | what |");
+            let _ = writeln!(out, "| ---: | ---: | ---: | --- |");
+            for growth in &row.result.largest_growth {
+                let size = if growth.size >= 64 * 1024 {
+                    "≥ 65536".to_owned()
+                } else {
+                    growth.size.to_string()
+                };
+                let what = if row.target == TargetKind::Ours {
+                    known_block(growth.size)
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "| {size} | {:.2} | {:.0} | {what} |",
+                    growth.blocks_per_connection, growth.bytes_per_connection
+                );
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// Names a block of ours whose size follows from a type, so the label cannot go stale: the
+/// first block of a Tokio mpsc channel holds 32 slots plus four words of bookkeeping.
+fn known_block(size: usize) -> &'static str {
+    const TOKIO_BLOCK_SLOTS: usize = 32;
+    let reply_channel_block = TOKIO_BLOCK_SLOTS * std::mem::size_of::<serde_json::Value>()
+        + 4 * std::mem::size_of::<usize>();
+    if size == reply_channel_block {
+        "first block of the connection's outgoing channel: 32 slots × `serde_json::Value`"
+    } else {
+        ""
+    }
+}
+
+fn yes_no(met: bool) -> &'static str {
+    if met {
+        "yes"
+    } else {
+        "**no**"
+    }
+}
+
+/// Replaces the text between [`START_MARKER`] and [`END_MARKER`] in the file at `path` with
+/// `section`, appending the markers and the section when they are absent (or creating the file).
+pub fn write_section(path: &Path, section: &str) -> io::Result<()> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(error),
+    };
+    std::fs::write(path, replace_section(&existing, section))
+}
+
+/// `document` with the marked section replaced by (or extended with) `section`.
+pub fn replace_section(document: &str, section: &str) -> String {
+    let body = format!("{START_MARKER}\n{}\n{END_MARKER}", section.trim_end());
+    if let Some(start) = document.find(START_MARKER) {
+        if let Some(end_offset) = document[start..].find(END_MARKER) {
+            let end = start + end_offset + END_MARKER.len();
+            return format!("{}{body}{}", &document[..start], &document[end..]);
+        }
+    }
+    let mut out = document.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&body);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_is_replaced_between_the_markers_and_nothing_else_changes() {
+        let document =
+            format!("# Benchmarks\n\nTOON stuff\n\n{START_MARKER}\nold\n{END_MARKER}\n\ntail\n");
+        let replaced = replace_section(&document, "new\n");
+        assert_eq!(
+            replaced,
+            format!("# Benchmarks\n\nTOON stuff\n\n{START_MARKER}\nnew\n{END_MARKER}\n\ntail\n")
+        );
+    }
+
+    #[test]
+    fn the_markers_are_appended_when_absent() {
+        let replaced = replace_section("# Benchmarks\n", "new");
+        assert_eq!(
+            replaced,
+            format!("# Benchmarks\n\n{START_MARKER}\nnew\n{END_MARKER}\n")
+        );
+    }
+}

@@ -1,0 +1,310 @@
+//! Bytes on the socket: encoding requests once, patching ids in place, splitting the reply
+//! stream into messages, and recognising a reply without decoding it.
+//!
+//! The load generator must cost the same for every target and as little as possible, so the
+//! request for each call is one pre-encoded buffer whose fixed-width id digits are rewritten,
+//! and a reply is checked against the first reply of its connection (which was fully decoded
+//! and validated) with a byte comparison outside the id digits.
+
+use std::io::{self, Read};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
+use ide_mcp_protocol::ndjson::{encode_line, LineDecoder};
+use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
+use serde_json::Value;
+
+/// The first id a benchmark call gets. Every id has exactly [`ID_DIGITS`] digits, so patching
+/// one in never changes the length of a message.
+pub const FIRST_CALL_ID: u64 = 1_000_000_000;
+
+/// How many decimal digits every call id has.
+pub const ID_DIGITS: usize = 10;
+
+/// The largest id that still has [`ID_DIGITS`] digits.
+const LAST_CALL_ID: u64 = 9_999_999_999;
+
+/// How many bytes one `read` asks the socket for.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+/// The two wires the targets speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// `<length>\n<TOON payload>`.
+    Frames,
+    /// One compact JSON message per line.
+    Lines,
+}
+
+impl Wire {
+    /// A short label for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Wire::Frames => "frames/TOON",
+            Wire::Lines => "NDJSON",
+        }
+    }
+}
+
+/// `message` encoded for `wire`, framing included.
+pub fn encode_message(wire: Wire, message: &Value) -> Vec<u8> {
+    let mut encoded = BytesMut::new();
+    match wire {
+        Wire::Frames => {
+            let payload = encode(message, &EncodeOptions::default());
+            encode_frame(payload.as_bytes(), MAX_FRAME_BYTES, &mut encoded)
+                .expect("a benchmark message is far below the frame limit");
+        }
+        Wire::Lines => {
+            let payload = serde_json::to_vec(message).expect("a JSON value always serialises");
+            encode_line(&payload, &mut encoded);
+        }
+    }
+    encoded.to_vec()
+}
+
+/// Decodes one message payload (without its framing).
+pub fn decode_payload(wire: Wire, payload: &[u8]) -> Result<Value, String> {
+    match wire {
+        Wire::Frames => {
+            decode_bytes(payload, &DecodeOptions::default()).map_err(|error| error.to_string())
+        }
+        Wire::Lines => serde_json::from_slice(payload).map_err(|error| error.to_string()),
+    }
+}
+
+/// A pre-encoded request whose id digits are rewritten for each call.
+#[derive(Debug, Clone)]
+pub struct RequestTemplate {
+    bytes: Vec<u8>,
+    id_at: usize,
+}
+
+impl RequestTemplate {
+    /// Encodes `message`, whose `id` must be [`FIRST_CALL_ID`], and locates the id digits.
+    pub fn new(wire: Wire, message: &Value) -> RequestTemplate {
+        assert_eq!(
+            message.get("id").and_then(Value::as_u64),
+            Some(FIRST_CALL_ID),
+            "a request template carries the placeholder id"
+        );
+        let bytes = encode_message(wire, message);
+        let id_at = find_unique(&bytes, FIRST_CALL_ID.to_string().as_bytes())
+            .expect("the placeholder id appears exactly once in the encoded request");
+        RequestTemplate { bytes, id_at }
+    }
+
+    /// The request with `id`, ready to write.
+    pub fn with_id(&mut self, id: u64) -> &[u8] {
+        write_id(&mut self.bytes[self.id_at..self.id_at + ID_DIGITS], id);
+        &self.bytes
+    }
+
+    /// The encoded length of every request made from this template.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the template is empty (it never is; for clippy's `len_without_is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// Recognises replies that differ from a validated first reply only in their id digits.
+#[derive(Debug, Clone)]
+pub struct ReplyTemplate {
+    payload: Bytes,
+    id_at: usize,
+}
+
+impl ReplyTemplate {
+    /// Learns the shape of `payload`, a validated reply to `id`. `None` when the id digits do
+    /// not appear exactly once (then every reply is decoded in full).
+    pub fn learn(payload: &Bytes, id: u64) -> Option<ReplyTemplate> {
+        let mut digits = [0u8; ID_DIGITS];
+        write_id(&mut digits, id);
+        let id_at = find_unique(payload, &digits)?;
+        Some(ReplyTemplate {
+            payload: payload.clone(),
+            id_at,
+        })
+    }
+
+    /// The payload size of every reply that matches this template.
+    pub fn len(&self) -> usize {
+        self.payload.len()
+    }
+
+    /// Whether the template is empty (it never is; for clippy's `len_without_is_empty`).
+    pub fn is_empty(&self) -> bool {
+        self.payload.is_empty()
+    }
+
+    /// The id of `payload` when it is the template's reply with other id digits.
+    pub fn id_of(&self, payload: &[u8]) -> Option<u64> {
+        if payload.len() != self.payload.len() {
+            return None;
+        }
+        let id_end = self.id_at + ID_DIGITS;
+        if payload[..self.id_at] != self.payload[..self.id_at]
+            || payload[id_end..] != self.payload[id_end..]
+        {
+            return None;
+        }
+        parse_id(&payload[self.id_at..id_end])
+    }
+}
+
+/// Writes `id` as exactly [`ID_DIGITS`] decimal digits.
+fn write_id(digits: &mut [u8], id: u64) {
+    assert!(
+        (FIRST_CALL_ID..=LAST_CALL_ID).contains(&id),
+        "call ids keep a fixed width"
+    );
+    let mut rest = id;
+    for digit in digits.iter_mut().rev() {
+        *digit = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+}
+
+fn parse_id(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0u64, |value, &byte| {
+        byte.is_ascii_digit()
+            .then(|| value * 10 + u64::from(byte - b'0'))
+    })
+}
+
+/// The offset of the only occurrence of `needle` in `haystack`.
+fn find_unique(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let mut found = haystack
+        .windows(needle.len())
+        .enumerate()
+        .filter(|(_, window)| *window == needle)
+        .map(|(offset, _)| offset);
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The incremental decoder of whichever wire a reader speaks.
+#[derive(Debug)]
+enum Splitter {
+    Frames(FrameDecoder),
+    Lines(LineDecoder),
+}
+
+/// Reads whole messages (payloads without framing) from a blocking socket.
+#[derive(Debug)]
+pub struct MessageReader {
+    stream: UnixStream,
+    splitter: Splitter,
+    buffer: BytesMut,
+    chunk: Vec<u8>,
+    /// When set, the socket is non-blocking and a read that finds nothing spins instead of
+    /// sleeping until `busy_poll_timeout` passes.
+    busy_poll_timeout: Option<Duration>,
+}
+
+impl MessageReader {
+    /// A reader of `stream` (typically a `try_clone` of the socket the requests go out on).
+    pub fn new(stream: UnixStream, wire: Wire) -> MessageReader {
+        let splitter = match wire {
+            Wire::Frames => Splitter::Frames(FrameDecoder::new(MAX_FRAME_BYTES)),
+            Wire::Lines => Splitter::Lines(LineDecoder::new(MAX_FRAME_BYTES)),
+        };
+        MessageReader {
+            stream,
+            splitter,
+            buffer: BytesMut::new(),
+            chunk: vec![0; READ_CHUNK_BYTES],
+            busy_poll_timeout: None,
+        }
+    }
+
+    /// Spins on the socket instead of sleeping in `read` (`Some(timeout)`), or goes back to
+    /// blocking reads (`None`). The flag is shared with every clone of the socket, so writes
+    /// become non-blocking too: use it only with one call outstanding.
+    ///
+    /// Spinning keeps the client's own wake-up out of a round-trip measurement; on a virtual
+    /// machine waking a sleeping thread costs tens of microseconds, more than the work
+    /// measured.
+    pub fn set_busy_poll(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        self.stream.set_nonblocking(timeout.is_some())?;
+        self.busy_poll_timeout = timeout;
+        Ok(())
+    }
+
+    /// The next whole message; end of stream is an error, since a benchmark always expects
+    /// another reply.
+    pub fn next_message(&mut self) -> io::Result<Bytes> {
+        loop {
+            let decoded = match &mut self.splitter {
+                Splitter::Frames(decoder) => decoder
+                    .decode(&mut self.buffer)
+                    .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?,
+                Splitter::Lines(decoder) => decoder
+                    .decode(&mut self.buffer)
+                    .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?,
+            };
+            if let Some(message) = decoded {
+                return Ok(message);
+            }
+            let mut spinning_since = None;
+            let read = loop {
+                match self.stream.read(&mut self.chunk) {
+                    Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                        let timeout = self.busy_poll_timeout.unwrap_or(Duration::ZERO);
+                        let since = *spinning_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() > timeout {
+                            return Err(io::Error::new(
+                                io::ErrorKind::TimedOut,
+                                "no reply within the timeout",
+                            ));
+                        }
+                        std::hint::spin_loop();
+                    }
+                    other => break other,
+                }
+            };
+            match read {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection while a reply was expected",
+                    ))
+                }
+                Ok(count) => self.buffer.extend_from_slice(&self.chunk[..count]),
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patched_ids_keep_the_length_and_are_recognised_in_replies() {
+        for wire in [Wire::Frames, Wire::Lines] {
+            let message = json!({ "jsonrpc": "2.0", "id": FIRST_CALL_ID, "method": "ping" });
+            let mut template = RequestTemplate::new(wire, &message);
+            let length = template.len();
+            let patched = template.with_id(1_234_567_890).to_vec();
+            assert_eq!(patched.len(), length);
+            assert!(String::from_utf8_lossy(&patched).contains("1234567890"));
+
+            let reply = Bytes::from(encode_message(wire, &json!({ "id": 1_000_000_007u64 })));
+            let learned = ReplyTemplate::learn(&reply, 1_000_000_007).expect("id found once");
+            let other = encode_message(wire, &json!({ "id": 1_000_000_042u64 }));
+            assert_eq!(learned.id_of(&other), Some(1_000_000_042));
+            let different = encode_message(wire, &json!({ "id": 1_000_000_042u64, "x": 1 }));
+            assert_eq!(learned.id_of(&different), None);
+        }
+    }
+}
