@@ -27,6 +27,8 @@ pub struct JavaCallbacks {
     judge: JStaticMethodID,
     confirm: JStaticMethodID,
     tools_withheld: JStaticMethodID,
+    unexpected_client: JStaticMethodID,
+    split_mode_notice: JStaticMethodID,
     log: JStaticMethodID,
     #[cfg(feature = "testing")]
     throw_for_testing: JStaticMethodID,
@@ -55,6 +57,19 @@ pub struct GuardCall {
     pub client_name: Option<String>,
     /// The connection's number within the server set.
     pub connection_id: u64,
+    /// What the baseline policy found wrong (a path outside the project, a credential file).
+    pub concerns: Vec<String>,
+}
+
+/// The client an unexpected connection came from, owned so it can travel to a callback thread.
+#[derive(Clone, Debug)]
+pub struct UnexpectedClientCall {
+    /// The process id, from the kernel.
+    pub pid: i32,
+    /// The executable's path, when readable.
+    pub executable: Option<String>,
+    /// The command line, when readable.
+    pub command_line: Vec<String>,
 }
 
 /// Resolves and caches the callbacks, once per process (per copy of this library, which
@@ -89,17 +104,27 @@ pub fn init(env: &mut Env<'_>, native_class: &JClass<'_>) -> Result<(), BridgeEr
         judge: env.get_static_method_id(
             &class,
             jni_str!("judge"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;J)Ljava/lang/String;"),
+            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;)Ljava/lang/String;"),
         )?,
         confirm: env.get_static_method_id(
             &class,
             jni_str!("confirm"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;JLjava/lang/String;J)V"),
+            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;Ljava/lang/String;J)V"),
         )?,
         tools_withheld: env.get_static_method_id(
             &class,
             jni_str!("toolsWithheld"),
             jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)V"),
+        )?,
+        unexpected_client: env.get_static_method_id(
+            &class,
+            jni_str!("unexpectedClient"),
+            jni_sig!("(Ljava/lang/Object;ILjava/lang/String;[Ljava/lang/String;J)V"),
+        )?,
+        split_mode_notice: env.get_static_method_id(
+            &class,
+            jni_str!("splitModeNotice"),
+            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V"),
         )?,
         log: env.get_static_method_id(
             &class,
@@ -143,6 +168,19 @@ fn optional_string<'local>(
         Some(text) => string(env, text),
         None => Ok(JString::null()),
     }
+}
+
+fn string_array<'local>(
+    env: &mut Env<'local>,
+    items: &[String],
+) -> Result<JObjectArray<'local, JString<'local>>, BridgeError> {
+    let array = JObjectArray::<JString>::new(env, items.len(), JString::null())?;
+    for (index, item) in items.iter().enumerate() {
+        let item = string(env, item)?;
+        array.set_element(env, index, &item)?;
+        env.delete_local_ref(item);
+    }
+    Ok(array)
 }
 
 fn id_to_jlong(id: u64) -> i64 {
@@ -229,6 +267,7 @@ impl JavaCallbacks {
         call: &GuardCall,
     ) -> Result<String, BridgeError> {
         let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
+        let concerns = string_array(env, &call.concerns)?;
         let args = [
             JValue::Object(guard).as_jni(),
             JValue::Object(&server).as_jni(),
@@ -240,6 +279,7 @@ impl JavaCallbacks {
             JValue::Int(call.pid).as_jni(),
             JValue::Object(&client_name).as_jni(),
             JValue::Long(id_to_jlong(call.connection_id)).as_jni(),
+            JValue::Object(&concerns).as_jni(),
         ];
         let verdict = self.call(env, self.judge, OBJECT, &args)?.l()?;
         if verdict.is_null() {
@@ -262,6 +302,7 @@ impl JavaCallbacks {
         confirmation_id: u64,
     ) -> Result<(), BridgeError> {
         let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
+        let concerns = string_array(env, &call.concerns)?;
         let prompt = string(env, prompt)?;
         let args = [
             JValue::Object(host).as_jni(),
@@ -274,6 +315,7 @@ impl JavaCallbacks {
             JValue::Int(call.pid).as_jni(),
             JValue::Object(&client_name).as_jni(),
             JValue::Long(id_to_jlong(call.connection_id)).as_jni(),
+            JValue::Object(&concerns).as_jni(),
             JValue::Object(&prompt).as_jni(),
             JValue::Long(id_to_jlong(confirmation_id)).as_jni(),
         ];
@@ -291,11 +333,7 @@ impl JavaCallbacks {
     ) -> Result<(), BridgeError> {
         let server = string(env, server)?;
         let normalized_name = string(env, normalized_name)?;
-        let array = JObjectArray::<JString>::new(env, tools.len(), JString::null())?;
-        for (index, tool) in tools.iter().enumerate() {
-            let tool = string(env, tool)?;
-            array.set_element(env, index, &tool)?;
-        }
+        let array = string_array(env, tools)?;
         let args = [
             JValue::Object(host).as_jni(),
             JValue::Object(&server).as_jni(),
@@ -303,6 +341,47 @@ impl JavaCallbacks {
             JValue::Object(&array).as_jni(),
         ];
         self.call(env, self.tools_withheld, VOID, &args).map(drop)
+    }
+
+    /// `NativeCallbacks.unexpectedClient(host, pid, executable, commandLine, answerId)`: shows
+    /// the client to the host; the answer comes back later through `Native.answerAdmission`.
+    pub fn unexpected_client(
+        &self,
+        env: &mut Env<'_>,
+        host: &JObject<'_>,
+        client: &UnexpectedClientCall,
+        answer_id: u64,
+    ) -> Result<(), BridgeError> {
+        let executable = optional_string(env, client.executable.as_deref())?;
+        let command_line = string_array(env, &client.command_line)?;
+        let args = [
+            JValue::Object(host).as_jni(),
+            JValue::Int(client.pid).as_jni(),
+            JValue::Object(&executable).as_jni(),
+            JValue::Object(&command_line).as_jni(),
+            JValue::Long(id_to_jlong(answer_id)).as_jni(),
+        ];
+        self.call(env, self.unexpected_client, VOID, &args)
+            .map(drop)
+    }
+
+    /// `NativeCallbacks.splitModeNotice(host, message, mcpServersJson)`.
+    pub fn split_mode_notice(
+        &self,
+        env: &mut Env<'_>,
+        host: &JObject<'_>,
+        message: &str,
+        mcp_servers_json: &str,
+    ) -> Result<(), BridgeError> {
+        let message = string(env, message)?;
+        let configuration = string(env, mcp_servers_json)?;
+        let args = [
+            JValue::Object(host).as_jni(),
+            JValue::Object(&message).as_jni(),
+            JValue::Object(&configuration).as_jni(),
+        ];
+        self.call(env, self.split_mode_notice, VOID, &args)
+            .map(drop)
     }
 
     /// `NativeCallbacks.log(sink, level, message)`.

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use ide_mcp_server::guard::{GuardRequest, Verdict, VerdictFuture};
 use ide_mcp_server::handler::HandlerFuture;
 use ide_mcp_server::host::AnswerFuture;
+use ide_mcp_server::page_delivery::SplitModeNotice;
 use ide_mcp_server::registry::ToolCollision;
-use ide_mcp_server::{Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
+use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
 use jni::Env;
 use tokio::sync::oneshot;
 
-use crate::callbacks::{self, GuardCall};
+use crate::callbacks::{self, GuardCall, UnexpectedClientCall};
 use crate::java_ref::JavaRef;
 use crate::pending::{self, PendingCall};
 use crate::threads;
@@ -122,6 +123,7 @@ fn guard_call(request: &GuardRequest) -> GuardCall {
         pid: request.client.pid.unwrap_or(-1),
         client_name: request.client.name.clone(),
         connection_id: request.client.connection_id,
+        concerns: request.concerns.clone(),
     }
 }
 
@@ -211,7 +213,72 @@ impl Drop for ConfirmationEnd {
     }
 }
 
+/// Forgets the admission prompt when nobody awaits it any more (timed out, servers stopped).
+struct AdmissionEnd {
+    id: u64,
+}
+
+impl Drop for AdmissionEnd {
+    fn drop(&mut self) {
+        pending::forget_admission(self.id);
+    }
+}
+
 impl Host for JavaHost {
+    fn unexpected_client(&self, client: &ClientProcess) -> AnswerFuture {
+        tracing::warn!(
+            pid = client.pid,
+            executable = ?client.executable,
+            "an unexpected client connected to the IDE MCP servers; asking the host"
+        );
+        let (answer, answered) = oneshot::channel();
+        let id = pending::register_admission(answer);
+        let end = AdmissionEnd { id };
+        let call = UnexpectedClientCall {
+            pid: client.pid,
+            executable: client
+                .executable
+                .as_ref()
+                .map(|path| path.to_string_lossy().into_owned()),
+            command_line: client.command_line.clone(),
+        };
+        let host = Arc::clone(&self.host);
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            let asked = callbacks::get()
+                .and_then(|java| java.unexpected_client(env, host.as_obj(), &call, id));
+            if let Err(error) = asked {
+                tracing::warn!(%error, "the host's unexpectedClient failed; the client is rejected");
+                pending::resolve_admission(id, false);
+            }
+        });
+        if threads::submit(job).is_err() {
+            tracing::warn!("the host could not be asked about a client: the IDE is busy; rejected");
+            return Box::pin(async { false });
+        }
+        Box::pin(async move {
+            let _end = end;
+            answered.await.unwrap_or(false)
+        })
+    }
+
+    fn split_mode_notice(&self, notice: &SplitModeNotice) {
+        tracing::warn!("{}", notice.message);
+        let host = Arc::clone(&self.host);
+        let message = notice.message.clone();
+        let configuration = notice.configuration.to_string();
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            let told = callbacks::get().and_then(|java| {
+                java.split_mode_notice(env, host.as_obj(), &message, &configuration)
+            });
+            if let Err(error) = told {
+                tracing::warn!(%error, "the host's splitModeNotice failed");
+            }
+        });
+        if threads::submit(job).is_err() {
+            tracing::warn!("the host could not be given the split-mode notice: the IDE is busy");
+        }
+    }
+
     fn confirm(&self, request: &GuardRequest, prompt: &str) -> Option<AnswerFuture> {
         if !self.can_confirm {
             return None;

@@ -23,6 +23,7 @@ mod java_ref;
 mod log_layer;
 mod native;
 mod options;
+mod page_delivery;
 mod pending;
 #[cfg(feature = "testing")]
 mod testing;

@@ -7,12 +7,14 @@
 #![allow(non_snake_case)]
 
 use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
 
-use ide_mcp_server::{IdeMcpServers, ToolError, ToolHandler};
+use ide_mcp_server::page_delivery::{RouteOutcome, SPLIT_MODE_MESSAGE};
+use ide_mcp_server::{AuditRecord, AuditVerdict, IdeMcpServers, ToolError, ToolHandler};
 use jni::objects::{JClass, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{Env, EnvUnowned};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::callbacks;
 use crate::error::{BridgeError, ThrowJavaException};
@@ -20,7 +22,8 @@ use crate::handles;
 use crate::java_handler::{JavaHost, JavaSecurityGuard, JavaToolHandler};
 use crate::java_ref::JavaRef;
 use crate::log_layer;
-use crate::options::{parse_domain, parse_server, parse_start_options};
+use crate::options::{parse_domain, parse_launcher, parse_server, parse_start_options};
+use crate::page_delivery;
 use crate::pending;
 use crate::threads::{self, JniThreadMark};
 
@@ -388,5 +391,245 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveServerSetCount<'loc
 ) -> jint {
     bridge(env, |_env| {
         Ok(i32::try_from(handles::live_count()).unwrap_or(i32::MAX))
+    })
+}
+
+fn pid(pid: jlong) -> Result<i32, BridgeError> {
+    i32::try_from(pid)
+        .ok()
+        .filter(|pid| *pid > 0)
+        .ok_or_else(|| BridgeError::IllegalArgument(format!("{pid} is not a process id")))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_declareLaunchedClient<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    client_pid: jlong,
+) {
+    bridge(env, |_env| {
+        let servers = handles::get(handle)?;
+        servers
+            .declare_launched_client(pid(client_pid)?)
+            .map_err(server_error)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_forgetLaunchedClient<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    client_pid: jlong,
+) {
+    bridge(env, |_env| {
+        let servers = handles::get(handle)?;
+        servers
+            .forget_launched_client(pid(client_pid)?)
+            .map_err(server_error)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_grantAdmissionCredit<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    valid_for_millis: jlong,
+) {
+    bridge(env, |_env| {
+        let servers = handles::get(handle)?;
+        let millis = u64::try_from(valid_for_millis)
+            .ok()
+            .filter(|millis| *millis > 0)
+            .ok_or_else(|| {
+                BridgeError::IllegalArgument(format!(
+                    "a credit must be valid for a positive time, not {valid_for_millis} ms"
+                ))
+            })?;
+        servers
+            .grant_admission_credit(Duration::from_millis(millis))
+            .map_err(server_error)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_answerAdmission<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    id: jlong,
+    allowed: jboolean,
+) -> jboolean {
+    bridge(env, |_env| {
+        Ok(call_id(id).is_some_and(|id| pending::resolve_admission(id, allowed)))
+    })
+}
+
+fn audit_record_json(record: &AuditRecord) -> Value {
+    let at_millis = record.at.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+    });
+    json!({
+        "atMillis": at_millis,
+        "clientPid": record.client.pid,
+        "clientName": record.client.name,
+        "connectionId": record.client.connection_id,
+        "server": record.server.as_str(),
+        "domain": record.domain,
+        "tool": record.tool,
+        "verdict": match record.verdict {
+            AuditVerdict::Allowed => "ALLOWED",
+            AuditVerdict::Denied => "DENIED",
+        },
+        "reason": record.reason,
+        "durationNanos": u64::try_from(record.duration.as_nanos()).unwrap_or(u64::MAX),
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_auditLog<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let records: Vec<Value> = handles::get(handle)?
+            .audit_log()
+            .iter()
+            .map(audit_record_json)
+            .collect();
+        Ok(JString::from_str(env, Value::Array(records).to_string())?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_mcpServersBlock<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    launcher: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        let launcher = parse_launcher(&rust_string(env, &launcher, "the bridge launcher")?)?;
+        let block = servers
+            .mcp_servers_block(&launcher)
+            .ok_or_else(|| BridgeError::IllegalState("the servers are stopped".to_owned()))?;
+        Ok(JString::from_str(env, block.to_string())?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_announceSplitMode<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    launcher: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        let launcher = parse_launcher(&rust_string(env, &launcher, "the bridge launcher")?)?;
+        let notice = servers
+            .announce_split_mode(&launcher)
+            .map_err(server_error)?;
+        Ok(JString::from_str(env, notice.configuration.to_string())?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_splitModeMessage<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    bridge(env, |env| Ok(JString::from_str(env, SPLIT_MODE_MESSAGE)?))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_newPageDelivery<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jlong {
+    bridge(env, |_env| Ok(page_delivery::create()))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_freePageDelivery<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jboolean {
+    bridge(env, |_env| Ok(page_delivery::free(handle)))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_registerRoute<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    route: JString<'local>,
+) {
+    bridge(env, |env| {
+        let delivery = page_delivery::get(handle)?;
+        delivery.register_route(&rust_string(env, &route, "the route")?);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_reportRoute<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    route: JString<'local>,
+    delivered: jboolean,
+    reason: JString<'local>,
+) -> jint {
+    bridge(env, |env| {
+        let delivery = page_delivery::get(handle)?;
+        let route = rust_string(env, &route, "the route")?;
+        let outcome = if delivered {
+            RouteOutcome::Delivered
+        } else {
+            RouteOutcome::Failed(
+                optional_rust_string(env, &reason)?.unwrap_or_else(|| "no reason given".to_owned()),
+            )
+        };
+        Ok(page_delivery::state_code(&delivery.report(&route, outcome)))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_routeOutcomes<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let delivery = page_delivery::get(handle)?;
+        Ok(JString::from_str(
+            env,
+            page_delivery::outcomes_json(&delivery),
+        )?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_pendingQuestionCount<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    bridge(env, |_env| {
+        Ok(i32::try_from(pending::pending_question_count()).unwrap_or(i32::MAX))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_livePageDeliveryCount<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    bridge(env, |_env| {
+        Ok(i32::try_from(page_delivery::live_count()).unwrap_or(i32::MAX))
     })
 }

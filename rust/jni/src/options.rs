@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ide_mcp_server::mcp_config::BridgeLauncher;
 use ide_mcp_server::{
     DomainSpec, ServerConfig, ServerName, ToolAnnotations, ToolHandler, ToolSpec,
 };
@@ -56,6 +57,29 @@ fn millis(value: &Value, key: &str) -> Result<Duration, BridgeError> {
     Ok(Duration::from_millis(unsigned(value, key)?))
 }
 
+fn positive_millis(value: &Value, key: &str) -> Result<Duration, BridgeError> {
+    let duration = millis(value, key)?;
+    if duration.is_zero() {
+        return Err(invalid(format!("option `{key}` must be at least 1 ms")));
+    }
+    Ok(duration)
+}
+
+fn paths(value: &Value, key: &str) -> Result<Vec<PathBuf>, BridgeError> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| invalid(format!("option `{key}` must be an array of paths")))?;
+    items
+        .iter()
+        .map(|item| {
+            item.as_str()
+                .filter(|path| !path.is_empty())
+                .map(PathBuf::from)
+                .ok_or_else(|| invalid(format!("option `{key}` must hold non-empty strings")))
+        })
+        .collect()
+}
+
 /// Parses the options of `Native.start`.
 pub fn parse_start_options(json: &str) -> Result<StartOptions, BridgeError> {
     let object = parse_object(json, "the start options")?;
@@ -67,17 +91,7 @@ pub fn parse_start_options(json: &str) -> Result<StartOptions, BridgeError> {
     for (key, value) in &object {
         let config = &mut options.config;
         match key.as_str() {
-            "bases" => {
-                let bases = value
-                    .as_array()
-                    .ok_or_else(|| invalid("option `bases` must be an array of paths"))?;
-                for base in bases {
-                    let base = base
-                        .as_str()
-                        .ok_or_else(|| invalid("option `bases` must hold strings"))?;
-                    options.bases.push(PathBuf::from(base));
-                }
-            }
+            "bases" => options.bases.extend(paths(value, key)?),
             "hostCanConfirm" => {
                 options.host_can_confirm = value
                     .as_bool()
@@ -85,11 +99,46 @@ pub fn parse_start_options(json: &str) -> Result<StartOptions, BridgeError> {
             }
             "queueDepth" => config.queue_depth = positive_usize(value, key)?,
             "maxRunningHandlers" => config.max_running_handlers = positive_usize(value, key)?,
-            "maxFrameBytes" => config.max_frame_bytes = positive_usize(value, key)?,
+            "maxConnectionsPerServer" => {
+                config.max_connections_per_server = positive_usize(value, key)?;
+            }
+            "maxFrameBytes" => {
+                let bytes = positive_usize(value, key)?;
+                // The default is the contract's MAX_FRAME_BYTES, which is also the ceiling.
+                let ceiling = ServerConfig::default().max_frame_bytes;
+                if bytes > ceiling {
+                    return Err(invalid(format!(
+                        "option `maxFrameBytes` is at most {ceiling} (64 MiB)"
+                    )));
+                }
+                config.max_frame_bytes = bytes;
+            }
+            "maxStringBytes" => config.decode_limits.max_string_bytes = positive_usize(value, key)?,
+            "maxArrayLength" => config.decode_limits.max_array_len = positive_usize(value, key)?,
+            "maxObjectKeys" => config.decode_limits.max_object_keys = positive_usize(value, key)?,
+            "maxDepth" => config.decode_limits.max_depth = positive_usize(value, key)?,
+            "maxArgumentBytes" => config.max_argument_bytes = positive_usize(value, key)?,
+            "maxResultBytes" => config.max_result_bytes = positive_usize(value, key)?,
             "outputBudgetBytes" => config.output_budget_bytes = positive_usize(value, key)?,
             "workerThreads" => config.worker_threads = positive_usize(value, key)?,
             "defaultDeadlineMillis" => config.default_deadline = millis(value, key)?,
             "guardTimeoutMillis" => config.guard_timeout = millis(value, key)?,
+            "confirmationTimeoutMillis" => config.confirmation_timeout = millis(value, key)?,
+            "admissionTimeoutMillis" => config.admission_timeout = millis(value, key)?,
+            "rejectionCooldownMillis" => config.rejection_cooldown = millis(value, key)?,
+            "firstMessageTimeoutMillis" => {
+                config.first_message_timeout = positive_millis(value, key)?;
+            }
+            "headerTimeoutMillis" => config.header_timeout = positive_millis(value, key)?,
+            "bodyTimeoutMillis" => config.body_timeout = positive_millis(value, key)?,
+            "idleTimeoutMillis" => config.idle_timeout = positive_millis(value, key)?,
+            "writeTimeoutMillis" => config.write_timeout = positive_millis(value, key)?,
+            "maxBadMessages" => {
+                config.max_bad_messages = u32::try_from(unsigned(value, key)?)
+                    .map_err(|_| invalid(format!("option `{key}` is too large")))?;
+            }
+            "projectRoots" => config.project_roots = paths(value, key)?,
+            "auditCapacity" => config.audit_capacity = positive_usize(value, key)?,
             "progressHeartbeatMillis" => config.progress_heartbeat = millis(value, key)?,
             "drainTimeoutMillis" => config.drain_timeout = millis(value, key)?,
             "tokenRotationMillis" => config.tokens.rotation = millis(value, key)?,
@@ -103,6 +152,27 @@ pub fn parse_start_options(json: &str) -> Result<StartOptions, BridgeError> {
         ));
     }
     Ok(options)
+}
+
+/// Parses how a client starts the stdio bridge: `{"java": {"javaHome", "pluginDir"}}` or
+/// `{"native": {"executable"}}`.
+pub fn parse_launcher(json: &str) -> Result<BridgeLauncher, BridgeError> {
+    let object = parse_object(json, "the bridge launcher")?;
+    let launcher = match (object.get("java"), object.get("native")) {
+        (Some(Value::Object(java)), None) => BridgeLauncher::Java {
+            java_home: required_string(java, "javaHome", "a Java launcher")?.into(),
+            plugin_dir: required_string(java, "pluginDir", "a Java launcher")?.into(),
+        },
+        (None, Some(Value::Object(native))) => BridgeLauncher::Native {
+            executable: required_string(native, "executable", "a native launcher")?.into(),
+        },
+        _ => {
+            return Err(invalid(
+                "the bridge launcher must be {\"java\":{…}} or {\"native\":{…}}",
+            ))
+        }
+    };
+    Ok(launcher)
 }
 
 /// Parses a server name as Java's `Server` enum spells it (`CODE`) or as the wire does
@@ -212,6 +282,65 @@ mod tests {
             ServerConfig::default().queue_depth
         );
         assert!(options.host_can_confirm);
+    }
+
+    #[test]
+    fn every_limit_and_timeout_reaches_the_config() {
+        let options = parse_start_options(
+            r#"{"bases":["/tmp"],"maxConnectionsPerServer":3,"maxFrameBytes":4096,
+                "maxStringBytes":100,"maxArrayLength":10,"maxObjectKeys":11,"maxDepth":12,
+                "maxArgumentBytes":2048,"maxResultBytes":8192,"confirmationTimeoutMillis":5,
+                "admissionTimeoutMillis":6,"rejectionCooldownMillis":7,
+                "firstMessageTimeoutMillis":8,"headerTimeoutMillis":9,"bodyTimeoutMillis":10,
+                "idleTimeoutMillis":11,"writeTimeoutMillis":12,"maxBadMessages":4,
+                "projectRoots":["/p","/q"],"auditCapacity":50}"#,
+        );
+        let Ok(StartOptions { config, .. }) = options else {
+            panic!("valid options were refused: {options:?}");
+        };
+        assert_eq!(config.max_connections_per_server, 3);
+        assert_eq!(config.max_frame_bytes, 4096);
+        assert_eq!(config.decode_limits.max_string_bytes, 100);
+        assert_eq!(config.decode_limits.max_array_len, 10);
+        assert_eq!(config.decode_limits.max_object_keys, 11);
+        assert_eq!(config.decode_limits.max_depth, 12);
+        assert_eq!(config.max_argument_bytes, 2048);
+        assert_eq!(config.max_result_bytes, 8192);
+        assert_eq!(config.confirmation_timeout, Duration::from_millis(5));
+        assert_eq!(config.admission_timeout, Duration::from_millis(6));
+        assert_eq!(config.rejection_cooldown, Duration::from_millis(7));
+        assert_eq!(config.first_message_timeout, Duration::from_millis(8));
+        assert_eq!(config.header_timeout, Duration::from_millis(9));
+        assert_eq!(config.body_timeout, Duration::from_millis(10));
+        assert_eq!(config.idle_timeout, Duration::from_millis(11));
+        assert_eq!(config.write_timeout, Duration::from_millis(12));
+        assert_eq!(config.max_bad_messages, 4);
+        assert_eq!(
+            config.project_roots,
+            vec![PathBuf::from("/p"), PathBuf::from("/q")]
+        );
+        assert_eq!(config.audit_capacity, 50);
+    }
+
+    #[test]
+    fn a_frame_limit_over_64_mib_or_a_zero_timeout_is_refused() {
+        assert!(parse_start_options(r#"{"bases":["/t"],"maxFrameBytes":67108865}"#).is_err());
+        assert!(parse_start_options(r#"{"bases":["/t"],"maxFrameBytes":67108864}"#).is_ok());
+        assert!(parse_start_options(r#"{"bases":["/t"],"idleTimeoutMillis":0}"#).is_err());
+    }
+
+    #[test]
+    fn launchers_parse_both_ways_and_nothing_else() {
+        assert!(matches!(
+            parse_launcher(r#"{"java":{"javaHome":"/jbr","pluginDir":"/p"}}"#),
+            Ok(BridgeLauncher::Java { .. })
+        ));
+        assert!(matches!(
+            parse_launcher(r#"{"native":{"executable":"/bin/ide-mcp"}}"#),
+            Ok(BridgeLauncher::Native { .. })
+        ));
+        assert!(parse_launcher(r#"{"java":{"javaHome":"/jbr"}}"#).is_err());
+        assert!(parse_launcher(r#"{"java":{},"native":{}}"#).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Calls and confirmations waiting for an answer from Java, by id.
+//! Calls, confirmations and admission prompts waiting for an answer from Java, by id.
 //!
-//! Java answers through native methods (`completeCall`, `failCall`, `answerConfirmation`)
+//! Java answers through native methods (`completeCall`, `failCall`, `answerConfirmation`,
+//! `answerAdmission`)
 //! from any thread, at any time. An id is never reused, so an answer after the call was
 //! cancelled, or a second answer, finds nothing and does nothing. The table's lock is never
 //! held across a JNI call or an `.await`: entries are taken out first, then acted on.
@@ -30,7 +31,53 @@ pub struct PendingCall {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 static CALLS: Mutex<Option<HashMap<u64, PendingCall>>> = Mutex::new(None);
-static CONFIRMATIONS: Mutex<Option<HashMap<u64, oneshot::Sender<bool>>>> = Mutex::new(None);
+static CONFIRMATIONS: YesNoTable = YesNoTable::new();
+static ADMISSIONS: YesNoTable = YesNoTable::new();
+
+/// Yes/no questions a person answers (a confirmation, an admission prompt), by id.
+struct YesNoTable {
+    waiting: Mutex<Option<HashMap<u64, oneshot::Sender<bool>>>>,
+}
+
+impl YesNoTable {
+    const fn new() -> Self {
+        YesNoTable {
+            waiting: Mutex::new(None),
+        }
+    }
+
+    fn with<R>(&self, work: impl FnOnce(&mut HashMap<u64, oneshot::Sender<bool>>) -> R) -> R {
+        let mut waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        work(waiting.get_or_insert_with(HashMap::new))
+    }
+
+    fn register(&self, answer: oneshot::Sender<bool>) -> u64 {
+        let id = next_id();
+        self.with(|waiting| waiting.insert(id, answer));
+        id
+    }
+
+    fn resolve(&self, id: u64, yes: bool) -> bool {
+        match self.with(|waiting| waiting.remove(&id)) {
+            Some(answer) => {
+                let _ = answer.send(yes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        self.with(|waiting| waiting.remove(&id));
+    }
+
+    fn len(&self) -> usize {
+        self.with(|waiting| waiting.len())
+    }
+}
 
 fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
@@ -41,13 +88,6 @@ fn with_calls<R>(work: impl FnOnce(&mut HashMap<u64, PendingCall>) -> R) -> R {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     work(calls.get_or_insert_with(HashMap::new))
-}
-
-fn with_confirmations<R>(work: impl FnOnce(&mut HashMap<u64, oneshot::Sender<bool>>) -> R) -> R {
-    let mut confirmations = CONFIRMATIONS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    work(confirmations.get_or_insert_with(HashMap::new))
 }
 
 /// Registers a call and returns its id.
@@ -109,23 +149,35 @@ pub fn pending_call_count() -> usize {
 
 /// Registers a confirmation and returns its id.
 pub fn register_confirmation(answer: oneshot::Sender<bool>) -> u64 {
-    let id = next_id();
-    with_confirmations(|confirmations| confirmations.insert(id, answer));
-    id
+    CONFIRMATIONS.register(answer)
 }
 
 /// Answers a confirmation. Returns whether it was still waiting.
 pub fn resolve_confirmation(id: u64, allowed: bool) -> bool {
-    match with_confirmations(|confirmations| confirmations.remove(&id)) {
-        Some(answer) => {
-            let _ = answer.send(allowed);
-            true
-        }
-        None => false,
-    }
+    CONFIRMATIONS.resolve(id, allowed)
 }
 
 /// Forgets a confirmation nobody waits for any more.
 pub fn forget_confirmation(id: u64) {
-    with_confirmations(|confirmations| confirmations.remove(&id));
+    CONFIRMATIONS.forget(id);
+}
+
+/// Registers an admission prompt and returns its id.
+pub fn register_admission(answer: oneshot::Sender<bool>) -> u64 {
+    ADMISSIONS.register(answer)
+}
+
+/// Answers an admission prompt. Returns whether it was still waiting.
+pub fn resolve_admission(id: u64, allowed: bool) -> bool {
+    ADMISSIONS.resolve(id, allowed)
+}
+
+/// Forgets an admission prompt nobody waits for any more.
+pub fn forget_admission(id: u64) {
+    ADMISSIONS.forget(id);
+}
+
+/// How many confirmations and admission prompts wait for an answer (for leak tests).
+pub fn pending_question_count() -> usize {
+    CONFIRMATIONS.len() + ADMISSIONS.len()
 }

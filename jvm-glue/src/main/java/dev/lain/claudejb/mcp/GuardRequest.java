@@ -1,5 +1,7 @@
 package dev.lain.claudejb.mcp;
 
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -15,9 +17,10 @@ public final class GuardRequest {
     private final int pid;
     private final String clientName;
     private final long connectionId;
+    private final List<String> concerns;
 
     GuardRequest(Server server, String domain, String tool, String argumentsJson, boolean readOnly,
-                 boolean destructive, int pid, String clientName, long connectionId) {
+                 boolean destructive, int pid, String clientName, long connectionId, List<String> concerns) {
         this.server = server;
         this.domain = domain;
         this.tool = tool;
@@ -27,6 +30,7 @@ public final class GuardRequest {
         this.pid = pid;
         this.clientName = clientName;
         this.connectionId = connectionId;
+        this.concerns = Collections.unmodifiableList(concerns);
     }
 
     public Server server() { return server; }
@@ -54,6 +58,14 @@ public final class GuardRequest {
 
     /** A number unique to the client's connection within this server set. */
     public long connectionId() { return connectionId; }
+
+    /**
+     * What the baseline policy found wrong with the arguments: a path argument (one the tool's
+     * schema marks with {@code "x-ide-mcp-path": true}) outside the project roots or at a
+     * credential file. With any concern, only {@link Verdict#allowExplicitly()} runs the call;
+     * {@link Verdict#allow()} is then a denial naming the concerns.
+     */
+    public List<String> concerns() { return concerns; }
 
     @Override
     public String toString() {

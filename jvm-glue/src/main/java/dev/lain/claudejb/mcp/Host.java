@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * What the servers ask of the application hosting them. Every method has a safe default, so
  * a host implements only what it has a UI or a policy for. Methods run on callback threads
- * and should return quickly.
+ * and should return quickly; answers that need a person come back later through the object
+ * passed in ({@link Confirmation}, {@link AdmissionAnswer}), from any thread.
  */
 public interface Host {
     /**
@@ -23,6 +24,32 @@ public interface Host {
      */
     default void confirm(GuardRequest request, String prompt, Confirmation confirmation) {
         confirmation.decline();
+    }
+
+    /**
+     * A connection came from a process the host did not declare
+     * ({@link IdeMcpServers#declareLaunchedClient}) and no admission credit covered. Nothing it
+     * sent runs until {@code answer} is given: {@link AdmissionAnswer#allow()} or
+     * {@link AdmissionAnswer#reject()}, from any thread, possibly later (a notification's
+     * buttons, when the "Ask me before an unexpected client may talk to our servers" setting is
+     * on). One prompt per client: its other connections wait on the same answer. No answer
+     * within the admission timeout rejects it. The default logs the client and allows it.
+     */
+    default void unexpectedClient(UnexpectedClient client, AdmissionAnswer answer) {
+        System.getLogger("dev.lain.claudejb.mcp").log(System.Logger.Level.WARNING,
+                "an unexpected client connected to the IDE MCP servers: {0}", client);
+        answer.allow();
+    }
+
+    /**
+     * Split mode: the chat page could not be shown over any route, but the servers are up.
+     * Show {@code message} ("The chat could not be shown, but the IDE MCP servers are up") with
+     * a way to copy {@code mcpServersJson}, the ready {@code {"mcpServers":{…}}} block. The
+     * default logs both.
+     */
+    default void splitModeNotice(String message, String mcpServersJson) {
+        System.getLogger("dev.lain.claudejb.mcp").log(System.Logger.Level.WARNING,
+                "{0}: {1}", message, mcpServersJson);
     }
 
     /** Tools were withheld because their names normalise to the same name on {@code server}. */

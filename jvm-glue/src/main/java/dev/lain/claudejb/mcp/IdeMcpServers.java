@@ -143,6 +143,66 @@ public final class IdeMcpServers implements AutoCloseable {
     }
 
     /**
+     * Declares a client process the host launched: it and its descendants are admitted without
+     * being announced to {@link Host#unexpectedClient}.
+     *
+     * @throws IllegalArgumentException when {@code pid} is not a positive process id
+     */
+    public void declareLaunchedClient(long pid) {
+        checkRunning();
+        Native.declareLaunchedClient(handle, pid);
+    }
+
+    /** Withdraws a declaration (the client exited); later connections of it are unexpected again. */
+    public void forgetLaunchedClient(long pid) {
+        checkRunning();
+        Native.forgetLaunchedClient(handle, pid);
+    }
+
+    /**
+     * Grants one admission credit: the next unexpected client to connect within {@code validFor}
+     * is admitted without a prompt (for a client launched where its pid cannot be known, such as
+     * through a shell).
+     */
+    public void grantAdmissionCredit(Duration validFor) {
+        checkRunning();
+        Native.grantAdmissionCredit(handle, validFor.toMillis());
+    }
+
+    /**
+     * The audit log: every verdict of the Security Guard checkpoint, oldest first, up to the
+     * audit capacity (default 1000). No token and no argument values are in it.
+     */
+    public List<AuditRecord> auditLog() {
+        checkRunning();
+        List<AuditRecord> records = new ArrayList<>();
+        for (Object record : (List<?>) Json.parse(Native.auditLog(handle))) {
+            records.add(AuditRecord.fromJson(record));
+        }
+        return Collections.unmodifiableList(records);
+    }
+
+    /**
+     * The ready {@code {"mcpServers":{…}}} block (JSON) for the live servers, each started
+     * through {@code launcher}: what a client needs to reach these servers over stdio.
+     */
+    public String mcpServersConfig(BridgeLauncher launcher) {
+        checkRunning();
+        return Native.mcpServersBlock(handle, launcher.toJson());
+    }
+
+    /**
+     * Split mode: calls the host's {@link Host#splitModeNotice} (on a callback thread, so it may
+     * run after this returns) with the notice text and the {@code mcpServers} block for
+     * {@code launcher}, and returns that block. {@link SplitMode} calls this when every delivery
+     * route has failed.
+     */
+    public String announceSplitMode(BridgeLauncher launcher) {
+        checkRunning();
+        return Native.announceSplitMode(handle, launcher.toJson());
+    }
+
+    /**
      * Stops in order: stop accepting, cancel every call (handlers see {@link ToolCallContext#isCancelled()}),
      * drain, shut down, remove the directory. Idempotent.
      */
@@ -290,6 +350,119 @@ public final class IdeMcpServers implements AutoCloseable {
             public Builder maxFrameBytes(int bytes) {
                 knobs.put("maxFrameBytes", bytes);
                 return this;
+            }
+
+            /**
+             * The project's roots: arguments a tool marks as paths ({@code "x-ide-mcp-path": true}
+             * in its schema) must resolve inside one of them, or the call needs
+             * {@link Verdict#allowExplicitly()} (see {@link GuardRequest#concerns()}).
+             */
+            public Builder projectRoots(List<Path> roots) {
+                List<Object> names = new ArrayList<>();
+                for (Path root : roots) {
+                    names.add(root.toString());
+                }
+                knobs.put("projectRoots", names);
+                return this;
+            }
+
+            /** Same as {@link #projectRoots(List)}. */
+            public Builder projectRoots(Path... roots) {
+                return projectRoots(java.util.Arrays.asList(roots));
+            }
+
+            /** Connections open at once per server; more wait in the kernel's backlog (default 64). */
+            public Builder maxConnectionsPerServer(int count) {
+                knobs.put("maxConnectionsPerServer", count);
+                return this;
+            }
+
+            /** The longest string in a message, in bytes (default 16 MiB). */
+            public Builder maxStringBytes(int bytes) {
+                knobs.put("maxStringBytes", bytes);
+                return this;
+            }
+
+            /** The most elements in one array of a message (default 1,000,000). */
+            public Builder maxArrayLength(int length) {
+                knobs.put("maxArrayLength", length);
+                return this;
+            }
+
+            /** The most keys in one object of a message (default 100,000). */
+            public Builder maxObjectKeys(int keys) {
+                knobs.put("maxObjectKeys", keys);
+                return this;
+            }
+
+            /** The deepest nesting of arrays and objects in a message (default 64). */
+            public Builder maxDepth(int depth) {
+                knobs.put("maxDepth", depth);
+                return this;
+            }
+
+            /** The largest {@code args} of a {@code run}, as compact JSON (default 1 MiB). */
+            public Builder maxArgumentBytes(int bytes) {
+                knobs.put("maxArgumentBytes", bytes);
+                return this;
+            }
+
+            /** The largest result a handler may return, as compact JSON; larger is an error (default 32 MiB). */
+            public Builder maxResultBytes(int bytes) {
+                knobs.put("maxResultBytes", bytes);
+                return this;
+            }
+
+            /** Bad messages one connection may send before it is closed (default 32). */
+            public Builder maxBadMessages(int count) {
+                knobs.put("maxBadMessages", count);
+                return this;
+            }
+
+            /** How many audit records are kept, the oldest going first (default 1000). */
+            public Builder auditCapacity(int records) {
+                knobs.put("auditCapacity", records);
+                return this;
+            }
+
+            /** How long a person may take to answer a confirmation (default 120 s). */
+            public Builder confirmationTimeout(Duration timeout) {
+                return millis("confirmationTimeoutMillis", timeout);
+            }
+
+            /** How long an unexpected client waits for {@link Host#unexpectedClient}'s answer (default 120 s). */
+            public Builder admissionTimeout(Duration timeout) {
+                return millis("admissionTimeoutMillis", timeout);
+            }
+
+            /** How long a rejected client is refused again without a new prompt (default 30 s). */
+            public Builder rejectionCooldown(Duration cooldown) {
+                return millis("rejectionCooldownMillis", cooldown);
+            }
+
+            /** How long a new connection may take to send its first message (default 30 s). */
+            public Builder firstMessageTimeout(Duration timeout) {
+                return millis("firstMessageTimeoutMillis", timeout);
+            }
+
+            /** How long a frame header may take once its first byte arrived (default 10 s). */
+            public Builder headerTimeout(Duration timeout) {
+                return millis("headerTimeoutMillis", timeout);
+            }
+
+            /** How long a frame body (or a line) may take once its header arrived (default 60 s). */
+            public Builder bodyTimeout(Duration timeout) {
+                return millis("bodyTimeoutMillis", timeout);
+            }
+
+            /** How long a connection with no calls in flight may stay silent (default 1 h). */
+            public Builder idleTimeout(Duration timeout) {
+                return millis("idleTimeoutMillis", timeout);
+            }
+
+            /** How long one write to a client may take; one that stops reading is closed (default 30 s). */
+            public Builder writeTimeout(Duration timeout) {
+                return millis("writeTimeoutMillis", timeout);
             }
 
             /** The largest tool result text sent back; longer ones are cut (default 256 KiB). */

@@ -40,6 +40,37 @@ final class Native {
 
     static native boolean answerConfirmation(long confirmationId, boolean allowed);
 
+    static native boolean answerAdmission(long admissionId, boolean allowed);
+
+    static native void declareLaunchedClient(long handle, long pid);
+
+    static native void forgetLaunchedClient(long handle, long pid);
+
+    static native void grantAdmissionCredit(long handle, long validForMillis);
+
+    /** The audit records as a JSON array, oldest first. */
+    static native String auditLog(long handle);
+
+    /** {@code launcherJson} is {@code {"java":{"javaHome","pluginDir"}}} or {@code {"native":{"executable"}}}. */
+    static native String mcpServersBlock(long handle, String launcherJson);
+
+    /** Calls the host's split-mode notice (on a callback thread) and returns the block it was given. */
+    static native String announceSplitMode(long handle, String launcherJson);
+
+    static native String splitModeMessage();
+
+    static native long newPageDelivery();
+
+    static native boolean freePageDelivery(long delivery);
+
+    static native void registerRoute(long delivery, String route);
+
+    /** Returns the state's number: 0 waiting, 1 shown, 2 enter split mode, 3 in split mode. */
+    static native int reportRoute(long delivery, String route, boolean delivered, String reason);
+
+    /** The routes and outcomes as a JSON array. */
+    static native String routeOutcomes(long delivery);
+
     static native void setLogSink(Object sink, int maxLevel);
 
     static native long droppedLogRecords();
@@ -47,6 +78,10 @@ final class Native {
     static native int pendingCallCount();
 
     static native int liveServerSetCount();
+
+    static native int pendingQuestionCount();
+
+    static native int livePageDeliveryCount();
 
     // Present only in the test build of the library (cargo feature `testing`).
 

@@ -30,10 +30,11 @@ final class NativeCallbacks {
 
     @CalledFromNative
     static String judge(Object guard, String server, String domain, String tool, String argumentsJson,
-                        boolean readOnly, boolean destructive, int pid, String clientName, long connectionId)
+                        boolean readOnly, boolean destructive, int pid, String clientName, long connectionId,
+                        String[] concerns)
             throws Exception {
         GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
-                readOnly, destructive, pid, clientName, connectionId);
+                readOnly, destructive, pid, clientName, connectionId, Arrays.asList(concerns));
         Verdict verdict = ((SecurityGuard) guard).judge(request);
         return verdict == null ? null : verdict.encode();
     }
@@ -41,15 +42,26 @@ final class NativeCallbacks {
     @CalledFromNative
     static void confirm(Object host, String server, String domain, String tool, String argumentsJson,
                         boolean readOnly, boolean destructive, int pid, String clientName, long connectionId,
-                        String prompt, long confirmationId) {
+                        String[] concerns, String prompt, long confirmationId) {
         GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
-                readOnly, destructive, pid, clientName, connectionId);
+                readOnly, destructive, pid, clientName, connectionId, Arrays.asList(concerns));
         ((Host) host).confirm(request, prompt, new Confirmation(confirmationId));
     }
 
     @CalledFromNative
     static void toolsWithheld(Object host, String server, String normalizedName, String[] tools) {
         ((Host) host).toolsWithheld(Server.fromWireName(server), normalizedName, Arrays.asList(tools));
+    }
+
+    @CalledFromNative
+    static void unexpectedClient(Object host, int pid, String executable, String[] commandLine, long admissionId) {
+        ((Host) host).unexpectedClient(new UnexpectedClient(pid, executable, Arrays.asList(commandLine)),
+                new AdmissionAnswer(admissionId));
+    }
+
+    @CalledFromNative
+    static void splitModeNotice(Object host, String message, String mcpServersJson) {
+        ((Host) host).splitModeNotice(message, mcpServersJson);
     }
 
     @CalledFromNative
