@@ -189,3 +189,70 @@ fn the_test_server_stops_cleanly_on_sigterm() {
     assert!(child.wait().unwrap().success());
     assert!(!directory.exists());
 }
+
+/// CPU time (user + system) of a process so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn out_of_descriptors_the_listener_backs_off_instead_of_spinning() {
+    let base = tempfile::tempdir().unwrap();
+    let mut child = Command::new("prlimit")
+        .arg("--nofile=40")
+        .arg(BINARY)
+        .arg("testserver")
+        .arg("--base")
+        .arg(base.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let directory = PathBuf::from(
+        line.trim()
+            .strip_prefix("IDE MCP servers listening under ")
+            .unwrap(),
+    );
+    let socket = directory.join("code.sock");
+    // More connections than descriptors: the kernel queues them, accept fails with EMFILE.
+    let flood: Vec<std::os::unix::net::UnixStream> = (0..60)
+        .filter_map(|_| std::os::unix::net::UnixStream::connect(&socket).ok())
+        .collect();
+    assert!(flood.len() >= 40, "only {} connections queued", flood.len());
+    std::thread::sleep(Duration::from_millis(300));
+    let before = cpu_ticks(child.id());
+    std::thread::sleep(Duration::from_secs(1));
+    let spent = cpu_ticks(child.id()) - before;
+    // A spinning accept loop burns a whole core (about 100 ticks a second); backing off
+    // costs next to nothing.
+    assert!(
+        spent < 25,
+        "the server used {spent} ticks of CPU in one idle second"
+    );
+    drop(flood);
+    // With descriptors free again, the server serves.
+    let output = Command::new(BINARY)
+        .args([
+            "run",
+            socket.to_str().unwrap(),
+            "echo",
+            r#"{"value": "recovered"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+}
