@@ -1,0 +1,89 @@
+package dev.lain.claudejb.mcp.headless;
+
+import dev.lain.claudejb.mcp.AuditRecord;
+import dev.lain.claudejb.mcp.Domain;
+import dev.lain.claudejb.mcp.Server;
+import dev.lain.claudejb.mcp.Tool;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The {@code status} domain on {@code ops}: what this host serves and how it is doing. */
+final class StatusDomain {
+    /** The most audit records the status shows (the latest). */
+    static final int MAX_AUDIT_RECORDS = 20;
+
+    private StatusDomain() {
+    }
+
+    static Domain domain(HeadlessHost host, ToolRunner runner) {
+        return Domain.builder("status", Server.OPS)
+                .description("The headless IDE MCP host itself: servers, sockets, domains, calls and recent verdicts")
+                .tool(Tool.builder("status")
+                        .description("The project, the runtime directory, each live server with its socket and domains, "
+                                + "calls in flight and served, and the latest Security Guard verdicts")
+                        .readOnly()
+                        .inputSchema(Schemas.object(Schemas.required()))
+                        .handler(runner.handler("status", (context, args) -> status(host, runner)))
+                        .build())
+                .build();
+    }
+
+    static Map<String, Object> status(HeadlessHost host, ToolRunner runner) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("project", host.project().toString());
+        result.put("directory", host.servers().directory().toString());
+        result.put("startedAt", host.startedAt().toString());
+        result.put("uptimeSeconds", Duration.between(host.startedAt(), Instant.now()).getSeconds());
+        List<Object> servers = new ArrayList<>();
+        for (Server server : Server.values()) {
+            if (!host.servers().liveServers().contains(server)) {
+                continue;
+            }
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("server", server.wireName());
+            entry.put("socket", host.servers().socketPath(server).toString());
+            entry.put("listening", Files.exists(host.servers().socketPath(server)));
+            List<Object> domains = new ArrayList<>();
+            for (Domain domain : host.domains()) {
+                if (domain.server() == server) {
+                    domains.add(domain.name() + " (" + domain.tools().size() + " tools)");
+                }
+            }
+            entry.put("domains", domains);
+            servers.add(entry);
+        }
+        result.put("servers", servers);
+        result.put("git", host.isGitRepository());
+        result.put("tasksFile", Files.exists(host.project().resolve(TaskCatalog.FILE)) ? TaskCatalog.FILE : null);
+        Map<String, Object> calls = new LinkedHashMap<>();
+        calls.put("inFlight", runner.inFlight());
+        calls.put("started", runner.started());
+        calls.put("failed", runner.failed());
+        Map<String, Object> byTool = new TreeMap<>();
+        runner.callsByTool().forEach((tool, count) -> byTool.put(tool, count.get()));
+        calls.put("byTool", byTool);
+        result.put("calls", calls);
+        List<AuditRecord> audit = host.servers().auditLog();
+        List<Object> verdicts = new ArrayList<>();
+        for (AuditRecord record : audit.subList(Math.max(0, audit.size() - MAX_AUDIT_RECORDS), audit.size())) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("time", record.time().toString());
+            entry.put("client", record.clientName().orElse(null));
+            entry.put("pid", record.clientPid().isPresent() ? record.clientPid().getAsInt() : null);
+            entry.put("tool", record.server().wireName() + "/" + record.domain() + "/" + record.tool());
+            entry.put("verdict", record.verdict().name().toLowerCase(java.util.Locale.ROOT));
+            entry.put("reason", record.reason());
+            entry.put("millis", record.duration().toMillis());
+            verdicts.add(entry);
+        }
+        result.put("auditRecords", audit.size());
+        result.put("latestVerdicts", verdicts);
+        return result;
+    }
+}
