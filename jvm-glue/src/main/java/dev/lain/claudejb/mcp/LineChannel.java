@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * waits forever behind a blocked reader. This class therefore uses the channel's own
  * {@code read} and {@code write}, which have separate locks.
  */
-final class LineChannel implements AutoCloseable {
+final class LineChannel implements MessageChannel {
     /** The longest line accepted: the servers' largest frame plus room for the envelope. */
     static final int MAX_LINE_BYTES = 64 * 1024 * 1024 + 1024;
 
@@ -42,6 +42,16 @@ final class LineChannel implements AutoCloseable {
                     + " (is the IDE running with the project open?)", e);
         }
         return new LineChannel(channel);
+    }
+
+    @Override
+    public void write(String message) throws IOException {
+        writeLine(message);
+    }
+
+    @Override
+    public String read() throws IOException {
+        return readLine();
     }
 
     /** Writes one message and its newline; safe from several threads. */

@@ -22,8 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * beside it, and calls the meta-tools. Replies are matched by id, so several calls may be in
  * flight at once (see {@link #startRun}).
  *
- * <p>It speaks the servers' newline-delimited JSON wire (chosen by the first byte, {@code '{'}),
- * which carries exactly the same JSON-RPC messages as the framed TOON wire.
+ * <p>By default it speaks the servers' native wire: length-prefixed frames
+ * ({@code <len>\n<payload>}) carrying TOON ({@link Wire#FRAMES}). {@link Wire#NDJSON} speaks
+ * newline-delimited JSON instead (the servers pick the wire by the first byte, {@code '{'});
+ * both carry exactly the same JSON-RPC messages. Reading and writing use the socket channel's
+ * own {@code read} and {@code write} from separate threads (see {@link FrameChannel}).
  *
  * <p>A request answered with {@code request rejected} (the token rotated past its overlap) is
  * sent once more with the token re-read from the file.
@@ -33,7 +36,16 @@ public final class McpClient implements AutoCloseable {
     public static final String PROTOCOL_VERSION = "2025-11-25";
     static final String REQUEST_REJECTED = "request rejected";
 
-    private final LineChannel channel;
+    /** How messages travel on the connection. */
+    public enum Wire {
+        /** Length-prefixed frames with TOON payloads: the servers' native wire. */
+        FRAMES,
+        /** Newline-delimited JSON-RPC, for stock bridges. */
+        NDJSON
+    }
+
+    private final MessageChannel channel;
+    private final Wire wire;
     private final Path tokenFile;
     private volatile String token;
     private final AtomicLong nextId = new AtomicLong(1);
@@ -93,8 +105,9 @@ public final class McpClient implements AutoCloseable {
         public long code() { return code; }
     }
 
-    private McpClient(LineChannel channel, Path tokenFile) throws IOException {
+    private McpClient(MessageChannel channel, Wire wire, Path tokenFile) throws IOException {
         this.channel = channel;
+        this.wire = wire;
         this.tokenFile = tokenFile;
         this.token = readToken(tokenFile);
         this.reader = new Thread(this::readReplies, "ide-mcp-client-reader");
@@ -102,16 +115,37 @@ public final class McpClient implements AutoCloseable {
         this.reader.start();
     }
 
-    /** Connects to {@code socket}, reading the token from the {@code token} file beside it. */
+    /**
+     * Connects to {@code socket} over frames, reading the token from the {@code token} file
+     * beside it.
+     */
     public static McpClient connect(Path socket) throws IOException {
+        return connect(socket, Wire.FRAMES);
+    }
+
+    /** Connects to {@code socket} speaking {@code wire}. */
+    public static McpClient connect(Path socket, Wire wire) throws IOException {
         Path tokenFile = socket.toAbsolutePath().getParent().resolve("token");
-        LineChannel channel = LineChannel.connect(socket);
+        MessageChannel channel = wire == Wire.FRAMES ? FrameChannel.connect(socket) : LineChannel.connect(socket);
         try {
-            return new McpClient(channel, tokenFile);
+            return new McpClient(channel, wire, tokenFile);
         } catch (IOException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /** The wire this client speaks. */
+    public Wire wire() {
+        return wire;
+    }
+
+    private String encode(Map<String, Object> message) {
+        return wire == Wire.FRAMES ? Toon.encode(message) : Json.write(message);
+    }
+
+    private Object decode(String payload) {
+        return wire == Wire.FRAMES ? Toon.decode(payload) : Json.parse(payload);
     }
 
     /** How long each call waits for its reply (default 60 s). */
@@ -224,7 +258,7 @@ public final class McpClient implements AutoCloseable {
         message.put("jsonrpc", "2.0");
         message.put("method", method);
         message.put("params", params);
-        channel.writeLine(Json.write(withToken(message)));
+        channel.write(encode(withToken(message)));
     }
 
     private CompletableFuture<Map<String, Object>> send(long id, String method, Map<String, Object> params)
@@ -240,7 +274,7 @@ public final class McpClient implements AutoCloseable {
         CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
         replies.put(id, reply);
         sent.put(id, message);
-        channel.writeLine(Json.write(withToken(message)));
+        channel.write(encode(withToken(message)));
         return reply;
     }
 
@@ -280,9 +314,9 @@ public final class McpClient implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private void readReplies() {
         try {
-            String line;
-            while ((line = channel.readLine()) != null) {
-                Object parsed = Json.parse(line);
+            String payload;
+            while ((payload = channel.read()) != null) {
+                Object parsed = decode(payload);
                 if (!(parsed instanceof Map)) {
                     continue;
                 }
@@ -296,7 +330,7 @@ public final class McpClient implements AutoCloseable {
                 if (error != null && REQUEST_REJECTED.equals(error.get("message")) && retried.add(key)) {
                     Map<String, Object> original = sent.get(key);
                     if (original != null && reloadTokenQuietly()) {
-                        channel.writeLine(Json.write(withToken(original)));
+                        channel.write(encode(withToken(original)));
                         continue;
                     }
                 }

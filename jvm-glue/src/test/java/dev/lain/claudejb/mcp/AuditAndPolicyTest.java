@@ -164,7 +164,7 @@ public class AuditAndPolicyTest {
                 options -> options.idleTimeout(Duration.ZERO),
                 options -> options.maxDepth(0))) {
             try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null, bad)) {
-                org.junit.Assert.fail("a bad option was accepted");
+                org.junit.Assert.fail("a bad option was accepted: " + fixture.servers.directory());
             } catch (IllegalArgumentException expected) {
                 // refused by name
             }

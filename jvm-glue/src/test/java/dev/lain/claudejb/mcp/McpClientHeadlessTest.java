@@ -38,11 +38,65 @@ public class McpClientHeadlessTest {
     }
 
     @Test
-    public void aJavaDomainIsServedOverTheSocket() throws Exception {
+    public void aJavaDomainIsServedOverFramesByDefault() throws Exception {
         assertEquals(EnumSet.of(Server.CODE), servers.liveServers());
         Path socket = servers.socketPath(Server.CODE);
         assertTrue(Files.exists(socket));
         try (McpClient client = McpClient.connect(socket)) {
+            assertEquals(McpClient.Wire.FRAMES, client.wire());
+            roundTrip(client);
+        }
+    }
+
+    @Test
+    public void andOverNdjsonOnRequest() throws Exception {
+        try (McpClient client = McpClient.connect(servers.socketPath(Server.CODE), McpClient.Wire.NDJSON)) {
+            roundTrip(client);
+        }
+    }
+
+    /**
+     * The reader thread sits blocked in the channel's read while this thread writes: with the
+     * streams of {@code Channels.newInputStream/newOutputStream} that deadlocks on JDK 17.
+     */
+    @Test
+    public void writesGetThroughWhileTheReaderIsBlocked() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> latch =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        servers.registerDomain(Domain.builder("slow", Server.CODE).description("Waits")
+                .tool(Tool.builder("wait").description("Waits for the test").readOnly()
+                        .handler(context -> {
+                            java.util.concurrent.CountDownLatch release = latch.get();
+                            new Thread(() -> {
+                            try {
+                                release.await();
+                                context.completeText("released");
+                            } catch (InterruptedException e) {
+                                context.fail("interrupted");
+                            }
+                            }).start();
+                        }).build())
+                .build());
+        for (McpClient.Wire wire : McpClient.Wire.values()) {
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            latch.set(release);
+            try (McpClient client = McpClient.connect(servers.socketPath(Server.CODE), wire)
+                    .timeout(java.time.Duration.ofSeconds(10))) {
+                client.initialize();
+                McpClient.PendingRun waiting = client.startRun("wait", "{}");
+                Thread.sleep(200); // the reader is now blocked in read()
+                for (int i = 0; i < 20; i++) {
+                    client.ping();
+                }
+                assertFalse(waiting.result().isDone());
+                release.countDown();
+                assertEquals("released", waiting.result().get(10, java.util.concurrent.TimeUnit.SECONDS).text());
+            }
+        }
+    }
+
+    private void roundTrip(McpClient client) throws Exception {
+        {
             Map<String, Object> result = client.initialize();
             assertEquals(McpClient.PROTOCOL_VERSION, result.get("protocolVersion"));
             String domains = client.domains();
@@ -52,6 +106,13 @@ public class McpClientHeadlessTest {
             McpClient.ToolResult read = client.run("read_file", "{\"path\":\"hello.txt\"}");
             assertFalse(read.text(), read.isError());
             assertTrue(read.text(), read.text().contains("hello from the project"));
+            // Awkward text both ways: quotes, delimiters, newlines, a leading hyphen, non-BMP.
+            String awkward = "- a,b: \"c\"\n\t#d [e] {f} \uD83D\uDE80 007 true";
+            Files.write(project.resolve("awkward name, [1].txt"), awkward.getBytes(StandardCharsets.UTF_8));
+            McpClient.ToolResult back = client.run("read_file", "{\"path\":\"awkward name, [1].txt\"}");
+            assertFalse(back.text(), back.isError());
+            // The result text is the TOON of the handler's result: here one string, quoted.
+            assertEquals(awkward, Toon.decode(back.text()));
         }
     }
 
