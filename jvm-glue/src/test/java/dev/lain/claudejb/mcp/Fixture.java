@@ -13,7 +13,12 @@ final class Fixture implements AutoCloseable {
         temp = Files.createTempDirectory("mcp-test");
         IdeMcpServers.Options.Builder builder = IdeMcpServers.Options.builder().base(temp).guard(guard).host(host);
         options.accept(builder);
-        servers = IdeMcpServers.start(builder.build());
+        try {
+            servers = IdeMcpServers.start(builder.build());
+        } catch (RuntimeException e) {
+            TestDomains.deleteRecursively(temp);
+            throw e;
+        }
     }
 
     Fixture() throws Exception {
