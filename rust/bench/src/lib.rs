@@ -1,7 +1,8 @@
 //! The server benchmark: how our Unix-socket MCP servers compare with a raw socket
-//! ping-pong of the same bytes and with rmcp, how many calls per second they sustain, and what
-//! an idle connection costs. `src/main.rs` runs it and writes docs/BENCHMARKS.md; the pieces
-//! are public so a test can drive them briefly.
+//! ping-pong of the same bytes and with rmcp, what a Java handler behind JNI adds, how many
+//! calls per second they sustain, and what an idle connection costs; and the TOON codec
+//! section made from criterion's results. `src/main.rs` runs it and writes
+//! docs/BENCHMARKS.md; the pieces are public so a test can drive them briefly.
 
 pub mod connection;
 pub mod counting_alloc;
@@ -13,4 +14,5 @@ pub mod report;
 pub mod run;
 pub mod server_process;
 pub mod targets;
+pub mod toon_report;
 pub mod wire;

@@ -1,6 +1,8 @@
 //! `ide-mcp-bench`: runs the server benchmark and prints (or writes) its Markdown section.
 //! The `serve*` subcommands are the servers under test, started by the benchmark itself so
-//! that each runs in its own process.
+//! that each runs in its own process (the Java-handler target is `java -cp <jar>
+//! dev.lain.claudejb.mcp.bench.EchoServer`). `toon-report` makes the TOON codec section from
+//! criterion's results.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,10 +11,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use ide_mcp_bench::counting_alloc::start_counting;
 use ide_mcp_bench::machine::raise_open_file_limit;
-use ide_mcp_bench::report::write_section;
-use ide_mcp_bench::run::{run, RunPlan};
+use ide_mcp_bench::report::{write_marked_section, write_section};
+use ide_mcp_bench::run::{run, JavaLaunch, RunPlan, JVM_WARMUP_CALLS};
 use ide_mcp_bench::server_process::serve_until_stdin_closes;
-use ide_mcp_bench::targets::{ours, raw, rmcp};
+use ide_mcp_bench::targets::{jvm, ours, raw, rmcp};
+use ide_mcp_bench::toon_report;
 use ide_mcp_server::ServerConfig;
 
 #[derive(Debug, Parser)]
@@ -35,6 +38,19 @@ struct Cli {
     /// Idle connections held for the memory rows.
     #[arg(long, default_value_t = RunPlan::default().idle_connections)]
     idle_connections: usize,
+    /// The jar with the Java echo server (default: the newest jvm-glue*.jar in
+    /// jvm-glue/build/libs, from `gradle --offline jar`).
+    #[arg(long)]
+    jar: Option<PathBuf>,
+    /// The `java` that runs the jar.
+    #[arg(long, default_value = "java")]
+    java: PathBuf,
+    /// Sequential calls the Java target gets before it is measured, for the JIT.
+    #[arg(long, default_value_t = JVM_WARMUP_CALLS)]
+    jvm_warmup_calls: usize,
+    /// Leave the Java-handler target out.
+    #[arg(long)]
+    no_jvm: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +82,16 @@ enum Command {
         #[arg(long)]
         count_allocations: bool,
     },
+    /// Print (or write) the TOON codec section from criterion's results of
+    /// `cargo bench -p ide-mcp-protocol --bench codec`.
+    ToonReport {
+        /// Criterion's output directory.
+        #[arg(long, default_value = "target/criterion")]
+        criterion: PathBuf,
+        /// Replace the toon-bench section of this Markdown file (e.g. docs/BENCHMARKS.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -81,6 +107,7 @@ fn main() -> ExitCode {
             socket,
             count_allocations,
         }) => serve_rmcp(socket, count_allocations),
+        Some(Command::ToonReport { criterion, write }) => toon(&criterion, write.as_deref()),
         None => benchmark(&cli),
     };
     match outcome {
@@ -97,6 +124,7 @@ fn benchmark(cli: &Cli) -> Result<(), String> {
         latency_calls: cli.latency_calls,
         throughput_window: Duration::from_secs_f64(cli.window_secs),
         idle_connections: cli.idle_connections,
+        java: java_launch(cli),
         ..RunPlan::default()
     };
     // Each idle connection costs a descriptor here and one in the server; the servers inherit
@@ -117,6 +145,42 @@ fn benchmark(cli: &Cli) -> Result<(), String> {
         write_section(path, &section)
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
         eprintln!("wrote the server-bench section of {}", path.display());
+    }
+    Ok(())
+}
+
+fn java_launch(cli: &Cli) -> Result<JavaLaunch, String> {
+    if cli.no_jvm {
+        return Err("left out with `--no-jvm`".to_owned());
+    }
+    let jar = jvm::find_jar(cli.jar.as_deref()).ok_or_else(|| {
+        format!(
+            "no jar in {} (build it with `gradle --offline jar`, or pass `--jar`)",
+            jvm::JAR_DIRECTORY
+        )
+    })?;
+    Ok(JavaLaunch {
+        java: cli.java.clone(),
+        jar,
+        warmup_calls: cli.jvm_warmup_calls,
+    })
+}
+
+fn toon(criterion: &std::path::Path, write: Option<&std::path::Path>) -> Result<(), String> {
+    let results = toon_report::read_results(criterion)?;
+    let environment =
+        toon_report::ToonEnvironment::current(&jvm::repository_root().join("Cargo.lock"));
+    let section = toon_report::to_markdown(&results, &environment);
+    println!("{section}");
+    if let Some(path) = write {
+        write_marked_section(
+            path,
+            toon_report::START_MARKER,
+            toon_report::END_MARKER,
+            &section,
+        )
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("wrote the toon-bench section of {}", path.display());
     }
     Ok(())
 }

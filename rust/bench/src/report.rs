@@ -20,6 +20,8 @@ pub const LATENCY_RATIO_GOAL: f64 = 2.0;
 pub const THROUGHPUT_RATIO_GOAL: f64 = 2.0;
 /// Goal: at most this much memory per idle connection, in KiB.
 pub const IDLE_CONNECTION_GOAL_KIB: f64 = 16.0;
+/// Goal: a Java handler's p50 round trip at most this many µs above a Rust handler's.
+pub const JVM_HOP_GOAL_US: f64 = 10.0;
 
 /// How the run was shaped, for the report's preamble.
 #[derive(Debug, Clone)]
@@ -43,8 +45,10 @@ pub struct Settings {
 /// Which server a row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
-    /// ide-mcp.
+    /// ide-mcp with Rust handlers.
     Ours,
+    /// ide-mcp hosted by a JVM, with a Java guard and Java handlers (through JNI).
+    OursJava,
     /// The raw echo socket.
     RawEcho,
     /// rmcp.
@@ -55,6 +59,7 @@ impl TargetKind {
     fn label(self) -> &'static str {
         match self {
             TargetKind::Ours => "ide-mcp",
+            TargetKind::OursJava => "ide-mcp, Java handler (JNI)",
             TargetKind::RawEcho => "raw echo socket",
             TargetKind::Rmcp => "rmcp",
         }
@@ -94,6 +99,22 @@ pub struct MemoryRow {
     pub result: IdleMemoryResult,
 }
 
+/// Whether the Java-handler target ran.
+#[derive(Debug, Clone)]
+pub enum JavaTarget {
+    /// Measured.
+    Measured {
+        /// The jar the JVM ran.
+        jar: String,
+        /// What `java -version` said.
+        java_version: String,
+        /// Sequential calls made before the measurement, so the JIT compiled the hot path.
+        warmup_calls: usize,
+    },
+    /// Not measured, and why.
+    Skipped(String),
+}
+
 /// Everything one run measured.
 #[derive(Debug, Clone)]
 pub struct BenchReport {
@@ -107,6 +128,8 @@ pub struct BenchReport {
     pub throughput: Vec<ThroughputRow>,
     /// Idle connections.
     pub memory: Vec<MemoryRow>,
+    /// The Java-handler target.
+    pub java: JavaTarget,
 }
 
 impl BenchReport {
@@ -115,6 +138,23 @@ impl BenchReport {
             .iter()
             .find(|row| row.target == target && row.wire == wire)
             .map(|row| row.result.percentiles.p50_us)
+    }
+
+    fn latency_row(&self, target: TargetKind, wire: &str) -> Option<&LatencyRow> {
+        self.latency
+            .iter()
+            .find(|row| row.target == target && row.wire == wire)
+    }
+
+    fn throughput_row(
+        &self,
+        target: TargetKind,
+        wire: &str,
+        connections: usize,
+    ) -> Option<&ThroughputRow> {
+        self.throughput.iter().find(|row| {
+            row.target == target && row.wire == wire && row.result.connections == connections
+        })
     }
 
     fn throughput_of(&self, target: TargetKind, wire: &str, connections: usize) -> Option<f64> {
@@ -133,6 +173,7 @@ impl BenchReport {
         self.write_goals(&mut out);
         self.write_latency(&mut out);
         self.write_throughput(&mut out);
+        self.write_java(&mut out);
         self.write_memory(&mut out);
         out
     }
@@ -144,7 +185,8 @@ impl BenchReport {
         let _ = writeln!(
             out,
             "All figures below come from one run of `cargo run --release -p ide-mcp-bench -- \
-             --write docs/BENCHMARKS.md`."
+             --write docs/BENCHMARKS.md`, which `scripts/bench.sh` runs after building the jar \
+             for the Java-handler rows."
         );
         let _ = writeln!(
             out,
@@ -199,6 +241,7 @@ impl BenchReport {
                 yes_no(ratio <= LATENCY_RATIO_GOAL)
             );
         }
+        self.write_java_goal(out);
         let mut concurrencies: Vec<usize> = self
             .throughput
             .iter()
@@ -336,6 +379,110 @@ impl BenchReport {
         );
     }
 
+    /// The JVM hop at p50 on frames/TOON: (Java handler, Rust handler, difference) in µs.
+    fn jvm_hop(&self) -> Option<(f64, f64, f64)> {
+        let java = self.latency_p50(TargetKind::OursJava, "frames/TOON")?;
+        let rust = self.latency_p50(TargetKind::Ours, "frames/TOON")?;
+        Some((java, rust, java - rust))
+    }
+
+    fn write_java_goal(&self, out: &mut String) {
+        let goal = format!(
+            "JVM hop ≤ {JVM_HOP_GOAL_US} µs at p50 (Java-handler p50 − Rust-handler p50, \
+             frames/TOON)"
+        );
+        match (&self.java, self.jvm_hop()) {
+            (JavaTarget::Measured { .. }, Some((java, rust, hop))) => {
+                let _ = writeln!(
+                    out,
+                    "| {goal} | {java:.1} µs − {rust:.1} µs = {hop:.1} µs | {} |",
+                    yes_no(hop <= JVM_HOP_GOAL_US)
+                );
+            }
+            (JavaTarget::Measured { .. }, None) => {
+                let _ = writeln!(out, "| {goal} | no latency rows | not measured |");
+            }
+            (JavaTarget::Skipped(reason), _) => {
+                let _ = writeln!(out, "| {goal} | {reason} | not measured |");
+            }
+        }
+    }
+
+    fn write_java(&self, out: &mut String) {
+        let _ = writeln!(out, "### Java handler through JNI\n");
+        let (jar, java_version, warmup_calls) = match &self.java {
+            JavaTarget::Measured {
+                jar,
+                java_version,
+                warmup_calls,
+            } => (jar, java_version, *warmup_calls),
+            JavaTarget::Skipped(reason) => {
+                let _ = writeln!(out, "Not measured in this run: {reason}.\n");
+                return;
+            }
+        };
+        let _ = writeln!(
+            out,
+            "The same servers hosted by a JVM the way a plugin hosts them: `java -cp {jar} \
+             dev.lain.claudejb.mcp.bench.EchoServer` ({java_version}, default JVM options) \
+             starts `IdeMcpServers` through the Java API with a `diagnostics` domain on `code` \
+             whose `echo` is a Java `ToolHandler` answering `{{\"value\": …}}` at once through \
+             `ToolCallContext.complete`. Its guard is `SecurityGuard.allowAll()`, in Java, so every \
+             call enters the JVM twice (judge, then handle), each time queued to a callback thread \
+             and answered back to a Tokio worker. The Rust-handler rows are the `ide-mcp` rows \
+             above (`AllowAll` and `echo` in Rust, in process). The same load generator drives \
+             both, and the latency calls of the Java target take turns with the other targets' \
+             in the same rounds; before them, the Java target got {warmup_calls} extra sequential \
+             calls so that the JIT has compiled the path (an IDE's JVM is long warm).\n"
+        );
+        let _ = writeln!(
+            out,
+            "| target | p50 µs | p99 µs | p50 − Rust handler | calls/s, 1 connection × {} in \
+             flight | p50 µs under that load | vs Rust handler |",
+            self.settings.in_flight
+        );
+        let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        let rust_p50 = self.latency_p50(TargetKind::Ours, "frames/TOON");
+        let rust_rate = self.throughput_of(TargetKind::Ours, "frames/TOON", 1);
+        for (target, label) in [
+            (TargetKind::RawEcho, "raw echo socket"),
+            (TargetKind::Ours, "ide-mcp, Rust handler"),
+            (TargetKind::OursJava, "ide-mcp, Java handler (JNI)"),
+        ] {
+            let latency = self.latency_row(target, "frames/TOON");
+            let throughput = self.throughput_row(target, "frames/TOON", 1);
+            let cell = |value: Option<f64>, digits: usize| {
+                value.map_or(String::new(), |value| format!("{value:.digits$}"))
+            };
+            let p50 = latency.map(|row| row.result.percentiles.p50_us);
+            let hop = match (p50, rust_p50) {
+                (Some(p50), Some(rust)) if target != TargetKind::Ours => {
+                    format!("{:+.1} µs", p50 - rust)
+                }
+                _ => String::new(),
+            };
+            let rate = throughput.map(|row| row.result.calls_per_second);
+            let versus = match (rate, rust_rate) {
+                (Some(rate), Some(rust)) if target != TargetKind::Ours => {
+                    format!("{:.2}×", rate / rust)
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "| {label} | {} | {} | {hop} | {} | {} | {versus} |",
+                cell(p50, 1),
+                cell(latency.map(|row| row.result.percentiles.p99_us), 1),
+                cell(rate, 0),
+                cell(throughput.map(|row| row.result.percentiles.p50_us), 1),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nAll on frames/TOON, from the latency and throughput runs above.\n"
+        );
+    }
+
     fn write_memory(&self, out: &mut String) {
         let _ = writeln!(out, "### Memory per idle connection\n");
         let _ = writeln!(
@@ -433,20 +580,46 @@ fn yes_no(met: bool) -> &'static str {
 /// Replaces the text between [`START_MARKER`] and [`END_MARKER`] in the file at `path` with
 /// `section`, appending the markers and the section when they are absent (or creating the file).
 pub fn write_section(path: &Path, section: &str) -> io::Result<()> {
+    write_marked_section(path, START_MARKER, END_MARKER, section)
+}
+
+/// Replaces the text between the lines `start_marker` and `end_marker` in the file at `path`
+/// with `section`, appending the markers and the section when they are absent (or creating
+/// the file).
+pub fn write_marked_section(
+    path: &Path,
+    start_marker: &str,
+    end_marker: &str,
+    section: &str,
+) -> io::Result<()> {
     let existing = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == io::ErrorKind::NotFound => String::new(),
         Err(error) => return Err(error),
     };
-    std::fs::write(path, replace_section(&existing, section))
+    std::fs::write(
+        path,
+        replace_marked_section(&existing, start_marker, end_marker, section),
+    )
 }
 
 /// `document` with the marked section replaced by (or extended with) `section`.
 pub fn replace_section(document: &str, section: &str) -> String {
-    let body = format!("{START_MARKER}\n{}\n{END_MARKER}", section.trim_end());
-    if let Some(start) = document.find(START_MARKER) {
-        if let Some(end_offset) = document[start..].find(END_MARKER) {
-            let end = start + end_offset + END_MARKER.len();
+    replace_marked_section(document, START_MARKER, END_MARKER, section)
+}
+
+/// `document` with the section between `start_marker` and `end_marker` replaced by (or
+/// extended with) `section`.
+pub fn replace_marked_section(
+    document: &str,
+    start_marker: &str,
+    end_marker: &str,
+    section: &str,
+) -> String {
+    let body = format!("{start_marker}\n{}\n{end_marker}", section.trim_end());
+    if let Some(start) = document.find(start_marker) {
+        if let Some(end_offset) = document[start..].find(end_marker) {
+            let end = start + end_offset + end_marker.len();
             return format!("{}{body}{}", &document[..start], &document[end..]);
         }
     }

@@ -1,18 +1,22 @@
 //! One whole benchmark run: start each server in its own process, measure, collect the report.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ide_mcp_server::ServerName;
 
 use crate::connection::BenchError;
 use crate::endpoint::Endpoint;
-use crate::load::{measure_latency_interleaved, measure_throughput, ThroughputPlan};
+use crate::load::{
+    measure_latency, measure_latency_interleaved, measure_throughput, ThroughputPlan,
+};
 use crate::machine::Machine;
 use crate::memory::measure_idle_connections;
-use crate::report::{BenchReport, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow};
+use crate::report::{
+    BenchReport, JavaTarget, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow,
+};
 use crate::server_process::ServerProcess;
-use crate::targets::{ours, raw, rmcp};
+use crate::targets::{jvm, ours, raw, rmcp};
 use crate::wire::Wire;
 
 /// The rmcp release the comparison uses (the version in this crate's manifest).
@@ -40,7 +44,23 @@ pub struct RunPlan {
     pub throughput_window: Duration,
     /// Idle connections held for the memory rows.
     pub idle_connections: usize,
+    /// How to start the Java-handler target, or why it is not measured.
+    pub java: Result<JavaLaunch, String>,
 }
+
+/// How to start the Java-handler target.
+#[derive(Debug, Clone)]
+pub struct JavaLaunch {
+    /// The `java` executable.
+    pub java: PathBuf,
+    /// The jar holding `dev.lain.claudejb.mcp.bench.EchoServer` and the native library.
+    pub jar: PathBuf,
+    /// Sequential calls before its latency measurement, so the JIT compiled the hot path.
+    pub warmup_calls: usize,
+}
+
+/// Sequential calls the Java target gets before its measurement by default.
+pub const JVM_WARMUP_CALLS: usize = 20_000;
 
 impl Default for RunPlan {
     fn default() -> Self {
@@ -53,6 +73,7 @@ impl Default for RunPlan {
             throughput_warmup: Duration::from_millis(500),
             throughput_window: Duration::from_secs(3),
             idle_connections: 1000,
+            java: Err("not requested".to_owned()),
         }
     }
 }
@@ -79,6 +100,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         latency: Vec::new(),
         throughput: Vec::new(),
         memory: Vec::new(),
+        java: JavaTarget::Skipped("not requested".to_owned()),
     };
 
     {
@@ -101,7 +123,33 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         )?;
         let rmcp_endpoint = rmcp::endpoint(&rmcp_socket, token.clone());
 
-        let latency_targets: [(TargetKind, Endpoint); 5] = [
+        // Kept alive until the throughput rows are done.
+        let (_java_process, java_endpoint) = match &plan.java {
+            Ok(launch) => match start_java(launch, base.path()) {
+                Ok((process, endpoint, java_version)) => {
+                    report.java = JavaTarget::Measured {
+                        jar: display_path(&launch.jar),
+                        java_version,
+                        warmup_calls: launch.warmup_calls,
+                    };
+                    eprintln!("Java target: {} warm-up calls", launch.warmup_calls);
+                    measure_latency(&endpoint, 0, launch.warmup_calls.max(1))?;
+                    (Some(process), Some(endpoint))
+                }
+                Err(reason) => {
+                    eprintln!("Java target not measured: {reason}");
+                    report.java = JavaTarget::Skipped(reason);
+                    (None, None)
+                }
+            },
+            Err(reason) => {
+                eprintln!("Java target not measured: {reason}");
+                report.java = JavaTarget::Skipped(reason.clone());
+                (None, None)
+            }
+        };
+
+        let mut latency_targets: Vec<(TargetKind, Endpoint)> = vec![
             (TargetKind::Ours, ours_frames.clone()),
             (
                 TargetKind::RawEcho,
@@ -114,6 +162,9 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
             ),
             (TargetKind::Rmcp, rmcp_endpoint.clone()),
         ];
+        if let Some(endpoint) = &java_endpoint {
+            latency_targets.insert(1, (TargetKind::OursJava, endpoint.clone()));
+        }
         eprintln!("latency: {} targets, interleaved", latency_targets.len());
         let endpoints: Vec<Endpoint> = latency_targets
             .iter()
@@ -134,7 +185,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         }
 
         for &connections in &plan.connection_counts {
-            let rows: [(TargetKind, Wire, Vec<Endpoint>); 4] = [
+            let mut rows: Vec<(TargetKind, Wire, Vec<Endpoint>)> = vec![
                 // The ceiling of this load generator on this machine: a server that does
                 // nothing but send the bytes back.
                 (
@@ -160,6 +211,13 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
                     vec![rmcp_endpoint.clone(); connections],
                 ),
             ];
+            // The Java target serves one socket; its row is the single-connection one.
+            if let (Some(endpoint), 1) = (&java_endpoint, connections) {
+                rows.insert(
+                    2,
+                    (TargetKind::OursJava, Wire::Frames, vec![endpoint.clone()]),
+                );
+            }
             for (target, wire, endpoints) in rows {
                 eprintln!(
                     "throughput: {target:?} over {}, {connections} connection(s)",
@@ -234,6 +292,51 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         result,
     });
     Ok(report)
+}
+
+/// Starts the Java echo server; the error is the reason the Java rows are missing.
+fn start_java(
+    launch: &JavaLaunch,
+    base: &Path,
+) -> Result<(ServerProcess, Endpoint, String), String> {
+    if !launch.jar.is_file() {
+        return Err(format!("no jar at `{}`", launch.jar.display()));
+    }
+    if !jvm::jar_has_main_class(&launch.jar) {
+        return Err(format!(
+            "the jar `{}` has no `{}` (rebuild it with `gradle --offline jar`)",
+            launch.jar.display(),
+            jvm::MAIN_CLASS
+        ));
+    }
+    let java_version = jvm::java_version(&launch.java)?;
+    let java_base = base.join("jvm");
+    std::fs::create_dir_all(&java_base)
+        .map_err(|error| format!("cannot create {}: {error}", java_base.display()))?;
+    let arguments = jvm::arguments(&launch.jar, &java_base);
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    let process = ServerProcess::spawn(&launch.java, &arguments).map_err(|error| {
+        format!(
+            "`{} {}` did not start: {error}",
+            launch.java.display(),
+            arguments.join(" ")
+        )
+    })?;
+    let endpoint = ours::endpoint(&process.announced, ServerName::Code, Wire::Frames)
+        .map_err(|error| format!("the Java servers' token: {error}"))?;
+    Ok((process, endpoint, java_version))
+}
+
+/// `path` relative to the repository root when it is inside it.
+fn display_path(path: &Path) -> String {
+    let absolute = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let root = jvm::repository_root();
+    let root = root.canonicalize().unwrap_or(root);
+    absolute
+        .strip_prefix(&root)
+        .unwrap_or(&absolute)
+        .display()
+        .to_string()
 }
 
 fn spawn(executable: &Path, args: &[&str]) -> Result<ServerProcess, BenchError> {

@@ -11,7 +11,7 @@ use ide_mcp_bench::load::{
 use ide_mcp_bench::machine::Machine;
 use ide_mcp_bench::memory::measure_idle_connections;
 use ide_mcp_bench::report::{
-    BenchReport, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow,
+    BenchReport, JavaTarget, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow,
 };
 use ide_mcp_bench::server_process::ServerProcess;
 use ide_mcp_bench::targets::{ours, raw, rmcp};
@@ -119,10 +119,15 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         latency,
         throughput,
         memory: Vec::<MemoryRow>::new(),
+        java: JavaTarget::Skipped("no jar".to_owned()),
     };
     let markdown = report.to_markdown();
     assert!(markdown.contains("### Goals"));
     assert!(markdown.contains("| ide-mcp | frames/TOON |"));
+    assert!(
+        markdown.contains("Not measured in this run: no jar."),
+        "a run without the jar says so"
+    );
 
     servers.stop().unwrap();
     rmcp_runtime.shutdown_timeout(Duration::from_secs(1));

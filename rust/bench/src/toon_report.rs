@@ -1,0 +1,585 @@
+//! The TOON codec section of docs/BENCHMARKS.md, made from the results criterion leaves in
+//! `target/criterion` after `cargo bench -p ide-mcp-protocol --bench codec`
+//! (`rust/protocol/benches/codec.rs`).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use serde::Deserialize;
+
+use crate::machine::Machine;
+
+/// The line before the section in docs/BENCHMARKS.md.
+pub const START_MARKER: &str = "<!-- toon-bench:start -->";
+/// The line after the section in docs/BENCHMARKS.md.
+pub const END_MARKER: &str = "<!-- toon-bench:end -->";
+
+/// Goal: our encoder at most this many times `serde_json::to_string`'s time.
+pub const ENCODE_VS_JSON_GOAL: f64 = 1.5;
+/// Goal: our decoder at most this many times `serde_json::from_str`'s time.
+pub const DECODE_VS_JSON_GOAL: f64 = 1.0;
+/// Goal: `toon-format` at least this many times our time, encoding and decoding.
+pub const VS_TOON_FORMAT_GOAL: f64 = 5.0;
+
+/// The payloads of the codec bench: criterion group, label, what it is.
+pub const PAYLOADS: [(&str, &str, &str); 4] = [
+    (
+        "a_small_request",
+        "(a) small request",
+        "a JSON-RPC `tools/call` request, 4 arguments",
+    ),
+    (
+        "b_table_100",
+        "(b) table 100",
+        "a `tools/call` result with a 100-row, 8-column uniform table",
+    ),
+    ("c_table_10k", "(c) table 10k", "the same with 10,000 rows"),
+    (
+        "d_nested",
+        "(d) nested",
+        "a 6-level tree whose siblings differ in shape (list form throughout)",
+    ),
+];
+
+/// One criterion benchmark: its time per call and the bytes its throughput is counted in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Criterion's point estimate of one call, in nanoseconds.
+    pub ns: f64,
+    /// Bytes per call (the text of the format the benchmark reads or writes).
+    pub bytes: u64,
+}
+
+impl Estimate {
+    /// MiB per second.
+    pub fn mib_per_second(self) -> f64 {
+        self.bytes as f64 / self.ns * 1e9 / (1024.0 * 1024.0)
+    }
+}
+
+/// The six benchmarks of one payload.
+#[derive(Debug, Clone)]
+pub struct PayloadResult {
+    /// The label, e.g. `(a) small request`.
+    pub label: &'static str,
+    /// What the payload is.
+    pub what: &'static str,
+    /// Our TOON encoder.
+    pub ours_encode: Estimate,
+    /// Our TOON decoder.
+    pub ours_decode: Estimate,
+    /// `serde_json::to_string`.
+    pub json_encode: Estimate,
+    /// `serde_json::from_str`.
+    pub json_decode: Estimate,
+    /// `toon-format`'s encoder.
+    pub their_encode: Estimate,
+    /// `toon-format`'s decoder.
+    pub their_decode: Estimate,
+}
+
+impl PayloadResult {
+    fn encode_vs_json(&self) -> f64 {
+        self.ours_encode.ns / self.json_encode.ns
+    }
+
+    fn decode_vs_json(&self) -> f64 {
+        self.ours_decode.ns / self.json_decode.ns
+    }
+
+    fn their_encode_vs_ours(&self) -> f64 {
+        self.their_encode.ns / self.ours_encode.ns
+    }
+
+    fn their_decode_vs_ours(&self) -> f64 {
+        self.their_decode.ns / self.ours_decode.ns
+    }
+}
+
+#[derive(Deserialize)]
+struct EstimatesFile {
+    mean: PointEstimate,
+    slope: Option<PointEstimate>,
+}
+
+#[derive(Deserialize)]
+struct PointEstimate {
+    point_estimate: f64,
+}
+
+#[derive(Deserialize)]
+struct BenchmarkFile {
+    throughput: Option<ThroughputFile>,
+}
+
+#[derive(Deserialize)]
+struct ThroughputFile {
+    #[serde(rename = "Bytes")]
+    bytes: Option<u64>,
+}
+
+/// Reads one benchmark's latest estimate: criterion's own point estimate (the slope of its
+/// linear fit, or the mean when it sampled flat), the figure it prints as `time:`.
+pub fn read_estimate(criterion: &Path, id: &str) -> Result<Estimate, String> {
+    let directory = criterion.join(id).join("new");
+    let read = |name: &str| {
+        let path = directory.join(name);
+        std::fs::read_to_string(&path).map_err(|error| {
+            format!(
+                "cannot read {}: {error} (run `cargo bench -p ide-mcp-protocol --bench codec` first)",
+                path.display()
+            )
+        })
+    };
+    let estimates: EstimatesFile = serde_json::from_str(&read("estimates.json")?)
+        .map_err(|error| format!("{id}/new/estimates.json: {error}"))?;
+    let benchmark: BenchmarkFile = serde_json::from_str(&read("benchmark.json")?)
+        .map_err(|error| format!("{id}/new/benchmark.json: {error}"))?;
+    let bytes = benchmark
+        .throughput
+        .and_then(|throughput| throughput.bytes)
+        .ok_or_else(|| format!("{id} has no byte throughput"))?;
+    let ns = estimates
+        .slope
+        .map_or(estimates.mean.point_estimate, |slope| slope.point_estimate);
+    Ok(Estimate { ns, bytes })
+}
+
+/// Reads every payload's six benchmarks from `criterion` (usually `target/criterion`).
+pub fn read_results(criterion: &Path) -> Result<Vec<PayloadResult>, String> {
+    PAYLOADS
+        .iter()
+        .map(|&(group, label, what)| {
+            let get = |id: &str| read_estimate(criterion, &format!("{group}/{id}"));
+            Ok(PayloadResult {
+                label,
+                what,
+                ours_encode: get("toon_encode/ours")?,
+                ours_decode: get("toon_decode/ours")?,
+                json_encode: get("json_encode/serde_json")?,
+                json_decode: get("json_decode/serde_json")?,
+                their_encode: get("toon_encode/toon-format")?,
+                their_decode: get("toon_decode/toon-format")?,
+            })
+        })
+        .collect()
+}
+
+/// Where the codec bench ran.
+#[derive(Debug, Clone)]
+pub struct ToonEnvironment {
+    /// CPUs and kernel.
+    pub machine: Machine,
+    /// Total memory in GiB, when known.
+    pub memory_gib: Option<f64>,
+    /// `rustc --version`.
+    pub rustc: String,
+    /// The criterion version in Cargo.lock.
+    pub criterion: String,
+    /// The toon-format version in Cargo.lock.
+    pub toon_format: String,
+}
+
+impl ToonEnvironment {
+    /// This machine, the `rustc` on the PATH, and the versions in `cargo_lock`.
+    pub fn current(cargo_lock: &Path) -> ToonEnvironment {
+        let lock = std::fs::read_to_string(cargo_lock).unwrap_or_default();
+        let memory_gib = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find_map(|line| line.strip_prefix("MemTotal:"))
+                    .and_then(|rest| {
+                        rest.trim()
+                            .trim_end_matches("kB")
+                            .trim()
+                            .parse::<f64>()
+                            .ok()
+                    })
+            })
+            .map(|kib| kib / (1024.0 * 1024.0));
+        let rustc = Command::new("rustc")
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+            .unwrap_or_else(|| "rustc (version unknown)".to_owned());
+        ToonEnvironment {
+            machine: Machine::current(),
+            memory_gib,
+            rustc,
+            criterion: locked_version(&lock, "criterion").unwrap_or_else(|| "?".to_owned()),
+            toon_format: locked_version(&lock, "toon-format").unwrap_or_else(|| "?".to_owned()),
+        }
+    }
+}
+
+/// The version of package `name` in a Cargo.lock.
+pub fn locked_version(lock: &str, name: &str) -> Option<String> {
+    let wanted = format!("name = \"{name}\"");
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == wanted {
+            let version = lines.next()?.trim().strip_prefix("version = \"")?;
+            return Some(version.trim_end_matches('"').to_owned());
+        }
+    }
+    None
+}
+
+/// The Markdown section, markers excluded.
+pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## TOON codec\n");
+    let _ = writeln!(
+        out,
+        "`rust/protocol/benches/codec.rs` times the TOON codec (`ide_mcp_protocol::toon`) against \
+         `serde_json` on the same `serde_json::Value` (the JSON baseline every message would \
+         otherwise pay) and against the `toon-format` crate {} (another implementation of TOON \
+         v4.4), on four payloads:\n",
+        environment.toon_format
+    );
+    let _ = writeln!(out, "| Payload | What | TOON bytes | JSON bytes |");
+    let _ = writeln!(out, "|---|---|---:|---:|");
+    for result in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            result.label,
+            result.what,
+            thousands(result.ours_encode.bytes as f64),
+            thousands(result.json_encode.bytes as f64)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nEncode means `Value` → text (a fresh `String` per call, for both codecs); decode means \
+         text → `Value`. Throughput is per byte of each format's own text, so MB/s figures of \
+         TOON and JSON columns are not comparable with each other; the ratios compare **times** \
+         for the same value.\n"
+    );
+    let machine = &environment.machine;
+    let memory = environment
+        .memory_gib
+        .map_or(String::new(), |gib| format!(", {gib:.0} GiB RAM"));
+    let _ = writeln!(
+        out,
+        "Machine: {} CPUs ({}){memory}, Linux {}, {}, the `bench` profile (release + debug \
+         info). Criterion {}, 1.5 s measurement per benchmark (10 samples for the 10k table, 30 \
+         otherwise). Each time is criterion's point estimate for one call (the slope of its \
+         linear fit) from one run; on a shared 2-core machine, runs differ by up to ~10 % (more \
+         when other builds are running).\n",
+        machine.cpus, machine.cpu_model, machine.kernel, environment.rustc, environment.criterion
+    );
+    let _ = writeln!(out, "### Throughput (MiB/s) and time per call\n");
+    let _ = writeln!(
+        out,
+        "| Payload | ours encode | ours decode | serde_json to_string | serde_json from_str | \
+         toon-format encode | toon-format decode |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    for result in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            result.label,
+            speed(result.ours_encode),
+            speed(result.ours_decode),
+            speed(result.json_encode),
+            speed(result.json_decode),
+            speed(result.their_encode),
+            speed(result.their_decode)
+        );
+    }
+    let _ = writeln!(out, "\n### Ratios (time, same value) and goals\n");
+    let _ = writeln!(
+        out,
+        "| Payload | encode: ours / serde_json (goal ≤ {ENCODE_VS_JSON_GOAL}) | decode: ours / \
+         serde_json (goal ≤ {DECODE_VS_JSON_GOAL:.1}) | encode: toon-format / ours (goal ≥ \
+         {VS_TOON_FORMAT_GOAL}) | decode: toon-format / ours (goal ≥ {VS_TOON_FORMAT_GOAL}) |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    for result in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            result.label,
+            at_most(result.encode_vs_json(), ENCODE_VS_JSON_GOAL),
+            at_most(result.decode_vs_json(), DECODE_VS_JSON_GOAL),
+            at_least(result.their_encode_vs_ours(), VS_TOON_FORMAT_GOAL),
+            at_least(result.their_decode_vs_ours(), VS_TOON_FORMAT_GOAL)
+        );
+    }
+    let _ = writeln!(out, "\nGoals in this run:\n");
+    for goal in GOALS {
+        let _ = writeln!(out, "- {}: {}.", goal.text, goal.summary(results));
+    }
+    let _ = writeln!(
+        out,
+        "\nReproduce: `scripts/bench.sh`, or just this part (from the repository root; about 3 \
+         minutes):\n\n```sh\ncargo bench -p ide-mcp-protocol --bench codec\ncargo run --release \
+         -p ide-mcp-bench -- toon-report --write docs/BENCHMARKS.md\n```"
+    );
+    out
+}
+
+/// One goal of the ratios table.
+struct Goal {
+    text: &'static str,
+    ratio: fn(&PayloadResult) -> f64,
+    /// The ratio must be at most the bound (else at least).
+    at_most: bool,
+    bound: f64,
+    digits: usize,
+}
+
+const GOALS: [Goal; 4] = [
+    Goal {
+        text: "encode ≤ 1.5× `serde_json::to_string`",
+        ratio: PayloadResult::encode_vs_json,
+        at_most: true,
+        bound: ENCODE_VS_JSON_GOAL,
+        digits: 2,
+    },
+    Goal {
+        text: "decode ≤ 1.0× `serde_json::from_str`",
+        ratio: PayloadResult::decode_vs_json,
+        at_most: true,
+        bound: DECODE_VS_JSON_GOAL,
+        digits: 2,
+    },
+    Goal {
+        text: "encode ≥ 5× faster than `toon-format`",
+        ratio: PayloadResult::their_encode_vs_ours,
+        at_most: false,
+        bound: VS_TOON_FORMAT_GOAL,
+        digits: 1,
+    },
+    Goal {
+        text: "decode ≥ 5× faster than `toon-format`",
+        ratio: PayloadResult::their_decode_vs_ours,
+        at_most: false,
+        bound: VS_TOON_FORMAT_GOAL,
+        digits: 1,
+    },
+];
+
+impl Goal {
+    fn met(&self, result: &PayloadResult) -> bool {
+        let value = (self.ratio)(result);
+        if self.at_most {
+            value <= self.bound
+        } else {
+            value >= self.bound
+        }
+    }
+
+    /// `met on (a), (b); **missed** on (c) (1.55×)`.
+    fn summary(&self, results: &[PayloadResult]) -> String {
+        let (met, missed): (Vec<&PayloadResult>, Vec<&PayloadResult>) =
+            results.iter().partition(|result| self.met(result));
+        let name = |result: &PayloadResult| result.label.split(' ').next().unwrap_or("");
+        let digits = self.digits;
+        let missed_list = missed
+            .iter()
+            .map(|result| format!("{} ({:.digits$}×)", name(result), (self.ratio)(result)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if missed.is_empty() {
+            "met on every payload".to_owned()
+        } else if met.is_empty() {
+            format!("**missed** on every payload: {missed_list}")
+        } else {
+            let met_list = met.iter().map(|result| name(result)).collect::<Vec<_>>();
+            format!(
+                "met on {}; **missed** on {missed_list}",
+                met_list.join(", ")
+            )
+        }
+    }
+}
+
+/// `1,062 (145 ns)`.
+fn speed(estimate: Estimate) -> String {
+    format!(
+        "{} ({})",
+        thousands(estimate.mib_per_second()),
+        duration(estimate.ns)
+    )
+}
+
+/// Three significant digits in ns, µs, ms or s.
+fn duration(ns: f64) -> String {
+    let (value, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.digits$} {unit}")
+}
+
+/// A whole number with thousands separators.
+fn thousands(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Near the goal: within 5 % of it.
+const JUST: f64 = 0.05;
+
+fn at_most(ratio: f64, goal: f64) -> String {
+    if ratio <= goal {
+        format!("{ratio:.2} ✔")
+    } else if ratio <= goal * (1.0 + JUST) {
+        format!("{ratio:.2} ✘ (just)")
+    } else {
+        format!("{ratio:.2} ✘")
+    }
+}
+
+fn at_least(ratio: f64, goal: f64) -> String {
+    if ratio >= goal {
+        format!("{ratio:.1} ✔")
+    } else if ratio >= goal * (1.0 - JUST) {
+        format!("{ratio:.1} ✘ (just)")
+    } else {
+        format!("{ratio:.1} ✘")
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn write_bench(root: &Path, id: &str, ns: f64, bytes: u64) {
+        let directory = root.join(id).join("new");
+        std::fs::create_dir_all(&directory).unwrap();
+        let point = |value: f64| format!("{{\"point_estimate\":{value},\"standard_error\":1.0}}");
+        std::fs::write(
+            directory.join("estimates.json"),
+            format!(
+                "{{\"mean\":{},\"median\":{},\"median_abs_dev\":{},\"slope\":{},\"std_dev\":{}}}",
+                point(ns * 1.1),
+                point(ns * 0.9),
+                point(1.0),
+                point(ns),
+                point(1.0)
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            directory.join("benchmark.json"),
+            format!("{{\"group_id\":\"x\",\"throughput\":{{\"Bytes\":{bytes}}}}}"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn the_section_is_made_from_criterion_estimates() {
+        let root = tempfile::tempdir().unwrap();
+        for (group, _, _) in PAYLOADS {
+            write_bench(
+                root.path(),
+                &format!("{group}/toon_encode/ours"),
+                200.0,
+                163,
+            );
+            write_bench(
+                root.path(),
+                &format!("{group}/toon_decode/ours"),
+                1_000.0,
+                163,
+            );
+            write_bench(
+                root.path(),
+                &format!("{group}/json_encode/serde_json"),
+                100.0,
+                165,
+            );
+            write_bench(
+                root.path(),
+                &format!("{group}/json_decode/serde_json"),
+                1_000.0,
+                165,
+            );
+            write_bench(
+                root.path(),
+                &format!("{group}/toon_encode/toon-format"),
+                2_000.0,
+                163,
+            );
+            write_bench(
+                root.path(),
+                &format!("{group}/toon_decode/toon-format"),
+                4_990.0,
+                163,
+            );
+        }
+        let results = read_results(root.path()).unwrap();
+        assert_eq!(results.len(), 4);
+        assert_eq!(results[0].ours_encode.ns, 200.0, "the slope, not the mean");
+        let environment = ToonEnvironment {
+            machine: Machine::current(),
+            memory_gib: Some(23.0),
+            rustc: "rustc 1.95.0".to_owned(),
+            criterion: "0.7.0".to_owned(),
+            toon_format: "0.7.0".to_owned(),
+        };
+        let markdown = to_markdown(&results, &environment);
+        assert!(markdown.contains("| (a) small request | 777 (200 ns) | 155 (1.00 µs) |"));
+        assert!(
+            markdown.contains("| (a) small request | 2.00 ✘ | 1.00 ✔ | 10.0 ✔ | 5.0 ✘ (just) |")
+        );
+        assert!(markdown
+            .contains("- encode ≤ 1.5× `serde_json::to_string`: **missed** on every payload"));
+        assert!(markdown.contains("- decode ≤ 1.0× `serde_json::from_str`: met on every payload."));
+    }
+
+    #[test]
+    fn a_missing_benchmark_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        let error = read_results(root.path()).unwrap_err();
+        assert!(
+            error.contains("a_small_request/toon_encode/ours"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn versions_come_from_the_lock_file() {
+        let lock = "[[package]]\nname = \"criterion\"\nversion = \"0.7.0\"\n";
+        assert_eq!(locked_version(lock, "criterion").as_deref(), Some("0.7.0"));
+        assert_eq!(locked_version(lock, "toon-format"), None);
+    }
+
+    #[test]
+    fn durations_have_three_significant_digits() {
+        assert_eq!(duration(187.2), "187 ns");
+        assert_eq!(duration(1_140.0), "1.14 µs");
+        assert_eq!(duration(72_300.0), "72.3 µs");
+        assert_eq!(duration(1_512_782.0), "1.51 ms");
+        assert_eq!(thousands(1062.4), "1,062");
+        assert_eq!(thousands(831.0), "831");
+    }
+}
