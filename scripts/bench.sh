@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Runs every benchmark and rewrites docs/BENCHMARKS.md with the results:
+#   1. the TOON codec bench (criterion), whose section is made from target/criterion by
+#      `ide-mcp-bench toon-report`;
+#   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
+#      by a JVM with a Java handler (the jar from `gradle --offline jar`), a raw socket
+#      ping-pong and rmcp, all driven by one load generator in one run.
+# Installs Gradle and a JDK from Debian when missing (as scripts/jvm-test.sh does). About five
+# minutes on 2 cores once the builds are cached.
+#
+# Usage: scripts/bench.sh [--no-jvm] [--no-write]
+#   --no-jvm    skip the Gradle build; the Java-handler rows say they were not measured
+#   --no-write  print the sections without touching docs/BENCHMARKS.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jvm=1
+write=1
+for argument in "$@"; do
+    case "$argument" in
+        --no-jvm) jvm=0 ;;
+        --no-write) write=0 ;;
+        *) echo "usage: scripts/bench.sh [--no-jvm] [--no-write]" >&2; exit 2 ;;
+    esac
+done
+
+doc=docs/BENCHMARKS.md
+write_args=()
+[ "$write" = 1 ] && write_args=(--write "$doc")
+started=$SECONDS
+
+step() {
+    echo
+    echo "== $* ($((SECONDS - started)) s)"
+}
+
+# Two benchmark runs at once would share the CPUs and skew each other's numbers.
+waited=0
+while pgrep -x ide-mcp-bench >/dev/null 2>&1; do
+    if [ "$waited" -ge 600 ]; then
+        echo "another ide-mcp-bench has been running for 10 minutes; giving up" >&2
+        exit 1
+    fi
+    [ "$waited" = 0 ] && echo "another ide-mcp-bench is running; waiting for it to finish"
+    sleep 5
+    waited=$((waited + 5))
+done
+
+step "build: ide-mcp-bench (release)"
+cargo build --release --locked -p ide-mcp-bench
+
+jar_args=()
+if [ "$jvm" = 1 ]; then
+    missing=()
+    command -v gradle >/dev/null 2>&1 || missing+=(gradle)
+    command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing: ${missing[*]}"
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+    fi
+    step "build: the jar with the release native library (gradle --offline jar)"
+    gradle --offline --console=plain --quiet jar
+    jar=jvm-glue/build/libs/jvm-glue.jar
+    if [ ! -f "$jar" ]; then
+        jar=$(ls -t jvm-glue/build/libs/jvm-glue*.jar 2>/dev/null | head -n 1 || true)
+    fi
+    if [ -n "$jar" ]; then
+        jar_args=(--jar "$jar")
+    fi
+else
+    jar_args=(--no-jvm)
+fi
+
+step "TOON codec bench (cargo bench -p ide-mcp-protocol --bench codec)"
+cargo bench --locked -p ide-mcp-protocol --bench codec
+step "TOON codec section"
+target/release/ide-mcp-bench toon-report --criterion "${CARGO_TARGET_DIR:-target}/criterion" "${write_args[@]}"
+
+step "server bench (ide-mcp-bench)"
+target/release/ide-mcp-bench "${jar_args[@]}" "${write_args[@]}"
+
+step "done"
+if [ "$write" = 1 ]; then
+    echo "rewrote both benchmark sections of $doc"
+fi
