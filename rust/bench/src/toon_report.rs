@@ -256,7 +256,7 @@ pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> 
     let _ = writeln!(
         out,
         "\nEncode means `Value` → text (a fresh `String` per call, for both codecs); decode means \
-         text → `Value`. Throughput is per byte of each format's own text, so MB/s figures of \
+         text → `Value`. Throughput is per byte of each format's own text, so MiB/s figures of \
          TOON and JSON columns are not comparable with each other; the ratios compare **times** \
          for the same value.\n"
     );
