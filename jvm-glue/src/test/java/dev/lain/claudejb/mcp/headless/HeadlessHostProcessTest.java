@@ -20,7 +20,7 @@ import org.junit.Test;
 
 /** {@code HeadlessHost.main} as a child process: the ready line first, the block, stdin EOF stops it cleanly. */
 public class HeadlessHostProcessTest {
-    private static Process startHost(String... args) throws Exception {
+    private static Process startHost(ProcessBuilder.Redirect stderr, String... args) throws Exception {
         String classpath = System.getProperty("ide.mcp.test.classpath");
         assertTrue("the build passes ide.mcp.test.classpath", classpath != null && !classpath.isEmpty());
         List<String> command = new ArrayList<>();
@@ -33,13 +33,13 @@ public class HeadlessHostProcessTest {
         command.add(classpath);
         command.add(HeadlessHost.class.getName());
         command.addAll(java.util.Arrays.asList(args));
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return new ProcessBuilder(command).redirectError(stderr).start();
     }
 
     @Test
     public void theHostPrintsTheReadyLineAndStopsWhenStdinEnds() throws Exception {
         try (TestProject project = new TestProject().withGit()) {
-            Process host = startHost("--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
+            Process host = startHost(ProcessBuilder.Redirect.INHERIT, "--log-level", "error", "--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
             BufferedReader stdout = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
             String ready = stdout.readLine();
             assertTrue(ready, ready != null && ready.startsWith("IDE MCP servers listening under "));
@@ -74,7 +74,7 @@ public class HeadlessHostProcessTest {
 
     @Test
     public void badArgumentsExitWithUsage() throws Exception {
-        Process host = startHost("--no-such-option");
+        Process host = startHost(ProcessBuilder.Redirect.DISCARD, "--no-such-option");
         host.getOutputStream().close();
         assertTrue(host.waitFor(20, TimeUnit.SECONDS));
         assertEquals(2, host.exitValue());
