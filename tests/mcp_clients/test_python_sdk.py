@@ -76,7 +76,7 @@ async def test_domains_names_the_diagnostics_domain(ide_servers):
         text = text_of(result)
         assert DOMAIN in text
         domains = toon_decode(text)["domains"]
-        assert [d["name"] for d in domains] == [DOMAIN]
+        assert DOMAIN in [d["name"] for d in domains]
 
 
 async def test_tools_lists_the_domain_tools(ide_servers):
