@@ -46,6 +46,10 @@ while pgrep -x ide-mcp-bench >/dev/null 2>&1; do
     waited=$((waited + 5))
 done
 
+# Other work skews the figures; the reports print the load average, and so does this.
+read -r load1 _ < /proc/loadavg || load1=unknown
+echo "load average (1 min) before the run: $load1 on $(nproc) CPUs"
+
 step "build: ide-mcp-bench (release)"
 cargo build --release --locked -p ide-mcp-bench
 

@@ -11,6 +11,8 @@ pub struct Machine {
     pub cpu_model: String,
     /// The kernel release.
     pub kernel: String,
+    /// The 1-, 5- and 15-minute load averages (`/proc/loadavg`) when this was taken.
+    pub load_average: String,
 }
 
 impl Machine {
@@ -26,10 +28,19 @@ impl Machine {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .map(|release| release.trim().to_owned())
             .unwrap_or_else(|_| "unknown".to_owned());
+        let load_average = std::fs::read_to_string("/proc/loadavg")
+            .map(|text| {
+                text.split_whitespace()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_else(|_| "unknown".to_owned());
         Machine {
             cpus: std::thread::available_parallelism().map_or(1, usize::from),
             cpu_model,
             kernel,
+            load_average,
         }
     }
 }

@@ -190,8 +190,9 @@ impl BenchReport {
         );
         let _ = writeln!(
             out,
-            "\n- Machine: {} CPUs ({}), Linux {}.",
-            machine.cpus, machine.cpu_model, machine.kernel
+            "\n- Machine: {} CPUs ({}), Linux {}; load average {} when the run started (other \
+             work on the machine shares the CPUs with the servers and the load generator).",
+            machine.cpus, machine.cpu_model, machine.kernel, machine.load_average
         );
         let _ = writeln!(
             out,

@@ -269,9 +269,15 @@ pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> 
         "Machine: {} CPUs ({}){memory}, Linux {}, {}, the `bench` profile (release + debug \
          info). Criterion {}, 1.5 s measurement per benchmark (10 samples for the 10k table, 30 \
          otherwise). Each time is criterion's point estimate for one call (the slope of its \
-         linear fit) from one run; on a shared 2-core machine, runs differ by up to ~10 % (more \
-         when other builds are running).\n",
-        machine.cpus, machine.cpu_model, machine.kernel, environment.rustc, environment.criterion
+         linear fit) from one run; on a shared 2-core machine, runs differ by up to ~10 %, and \
+         more when other work is running: the load average was {} when this section was \
+         written, right after the run (the benchmark itself accounts for about 1).\n",
+        machine.cpus,
+        machine.cpu_model,
+        machine.kernel,
+        environment.rustc,
+        environment.criterion,
+        machine.load_average
     );
     let _ = writeln!(out, "### Throughput (MiB/s) and time per call\n");
     let _ = writeln!(
