@@ -40,6 +40,10 @@ const READ_CHUNK_BYTES: usize = 8 * 1024;
 /// the kernel's socket buffer.
 const PRE_ADMISSION_BYTES: usize = 64 * 1024;
 
+/// A call that runs longer than this on the connection's task before answering or waiting
+/// makes the connection yield before its next message.
+const INLINE_CALL_YIELD_AFTER: Duration = Duration::from_micros(500);
+
 /// How often a connection with calls in flight re-checks its idle timer.
 const IDLE_RECHECK: Duration = Duration::from_secs(1);
 
@@ -596,6 +600,22 @@ impl Connection {
             outgoing: self.outgoing.clone(),
             _handler_slot: handler_slot,
         };
-        self.shared.tasks.spawn(call.run());
+        // Most calls finish without waiting for anything (a Rust handler, a guard that
+        // answers at once): run the call here first, so such a call costs no task of its own
+        // and no wake-up of another thread. Only a call that has to wait moves to a task of
+        // its own, so this connection goes on reading (and can cancel it) meanwhile. Whatever
+        // the call registered a wake-up with while polled here is registered again by the
+        // task's first poll (every future re-registers on each poll), so nothing is lost.
+        let started = Instant::now();
+        let mut call = Box::pin(call.run());
+        if futures::poll!(call.as_mut()).is_pending() {
+            self.shared.tasks.spawn(call);
+        }
+        if started.elapsed() > INLINE_CALL_YIELD_AFTER {
+            // A handler that computed for long before answering: let the writer (queued
+            // behind this task on this thread) and other tasks run before the next message,
+            // as they would have while the call ran in a task of its own.
+            tokio::task::yield_now().await;
+        }
     }
 }
