@@ -30,7 +30,7 @@ pub(crate) struct RunCall {
     pub(crate) registry: Arc<Registry>,
     pub(crate) id: Id,
     /// The `arguments` of `tools/call`: `{tool, args}`.
-    pub(crate) arguments: Value,
+    pub(crate) arguments: Map<String, Value>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) client: ClientIdentity,
     pub(crate) cancellation: CancellationToken,
@@ -43,11 +43,12 @@ pub(crate) struct RunCall {
 impl RunCall {
     /// Runs the call to its end. A cancellation (by the client, the connection closing or the
     /// servers stopping) ends it at once, with no reply.
-    pub(crate) async fn run(self) {
+    pub(crate) async fn run(mut self) {
+        let arguments = std::mem::take(&mut self.arguments);
         let outcome = tokio::select! {
             biased;
             _ = self.cancellation.cancelled() => None,
-            outcome = self.execute() => Some(outcome),
+            outcome = self.execute(arguments) => Some(outcome),
         };
         if let Some((text, is_error)) = outcome {
             let text = within_budget(text, self.shared.config.output_budget_bytes);
@@ -60,17 +61,19 @@ impl RunCall {
     }
 
     /// The result text and whether it is an error.
-    async fn execute(&self) -> (String, bool) {
-        let Some(tool_name) = self.arguments.get("tool").and_then(Value::as_str) else {
+    async fn execute(&self, mut run_arguments: Map<String, Value>) -> (String, bool) {
+        // `args` moves out (never copied); `tool` is read from what remains.
+        let args = run_arguments.remove("args");
+        let Some(tool_name) = run_arguments.get("tool").and_then(Value::as_str) else {
             return (
                 "run needs `tool`, a tool name from tools(domain), and `args`, an object"
                     .to_owned(),
                 true,
             );
         };
-        let arguments = match self.arguments.get("args") {
+        let arguments = match args {
             None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(args @ Value::Object(_)) => args.clone(),
+            Some(args @ Value::Object(_)) => args,
             Some(_) => return ("`args` must be an object".to_owned(), true),
         };
         let tool = match self.registry.tool(self.server, tool_name) {
@@ -134,9 +137,9 @@ impl RunCall {
             timeouts,
         )
         .await;
-        let (verdict, reason) = match &decision {
-            Decision::Run(reason) => (AuditVerdict::Allowed, reason.clone()),
-            Decision::Refuse(reason) => (AuditVerdict::Denied, reason.clone()),
+        let (verdict, reason, refusal) = match decision {
+            Decision::Run(reason) => (AuditVerdict::Allowed, reason, None),
+            Decision::Refuse(reason) => (AuditVerdict::Denied, reason.clone(), Some(reason)),
         };
         self.shared.audit.record(AuditRecord {
             at: SystemTime::now(),
@@ -148,7 +151,7 @@ impl RunCall {
             reason,
             duration: judging_started.elapsed(),
         });
-        if let Decision::Refuse(reason) = decision {
+        if let Some(reason) = refusal {
             return (reason, true);
         }
         drop(request);
@@ -172,10 +175,17 @@ impl RunCall {
     /// Runs the handler under the tool's deadline, forwarding progress while it runs.
     async fn invoke(&self, tool: &RegisteredTool, arguments: Value) -> Result<Value, String> {
         let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
-        let (progress_sender, mut progress_receiver) = mpsc::channel::<ProgressReport>(16);
-        let progress = match &self.progress_token {
-            Some(_) => ProgressSink::new(progress_sender),
-            None => ProgressSink::disabled(),
+        // Without a progress token nothing is forwarded, so neither the progress channel nor
+        // the heartbeat timer is made (each is an allocation per call).
+        let (progress, mut progress_receiver, mut heartbeat) = match &self.progress_token {
+            Some(_) => {
+                let (sender, receiver) = mpsc::channel::<ProgressReport>(16);
+                let mut heartbeat = tokio::time::interval(self.shared.config.progress_heartbeat);
+                heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+                heartbeat.reset();
+                (ProgressSink::new(sender), Some(receiver), Some(heartbeat))
+            }
+            None => (ProgressSink::disabled(), None, None),
         };
         let call = ToolCall {
             arguments,
@@ -187,22 +197,19 @@ impl RunCall {
         tokio::pin!(handler);
 
         let started = Instant::now();
-        let mut heartbeat = tokio::time::interval(self.shared.config.progress_heartbeat);
-        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        heartbeat.reset();
         let mut last_progress: Option<f64> = None;
         let mut handler_reported = false;
         let outcome = loop {
             tokio::select! {
                 outcome = &mut handler => break outcome,
-                Some(report) = progress_receiver.recv() => {
+                Some(report) = next_report(&mut progress_receiver) => {
                     handler_reported = true;
                     if last_progress.is_none_or(|last| report.progress > last) {
                         last_progress = Some(report.progress);
                         self.send_progress(report);
                     }
                 }
-                _ = heartbeat.tick(), if self.progress_token.is_some() && !handler_reported => {
+                _ = next_beat(&mut heartbeat), if !handler_reported => {
                     // Heartbeats count up by one, so progress always grows, until the handler
                     // reports on its own scale.
                     let beat = last_progress.map_or(1.0, |last| last.floor() + 1.0);
@@ -256,6 +263,26 @@ impl RunCall {
         // Progress is advisory and superseded by the next report: drop it when the client
         // is not reading rather than hold the call up.
         let _ = self.outgoing.try_send(notification.into_value());
+    }
+}
+
+/// The next progress report, or nothing (the branch is disabled) without a channel.
+async fn next_report(
+    receiver: &mut Option<mpsc::Receiver<ProgressReport>>,
+) -> Option<ProgressReport> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
+        None => None,
+    }
+}
+
+/// The next heartbeat; never, without a heartbeat timer.
+async fn next_beat(heartbeat: &mut Option<tokio::time::Interval>) {
+    match heartbeat {
+        Some(heartbeat) => {
+            heartbeat.tick().await;
+        }
+        None => std::future::pending().await,
     }
 }
 

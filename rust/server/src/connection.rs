@@ -27,7 +27,7 @@ use crate::meta_tools::{domains_text, tools_text, within_budget};
 use crate::peer_credentials::PeerCredentials;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
-use crate::wire::{decode_payload, encode_message, Wire, WireDecoder};
+use crate::wire::{decode_payload, encode_message, encode_message_with, Wire, WireDecoder};
 
 /// Room in the outgoing queue beyond the slots reserved by in-flight calls, for control
 /// replies and progress notifications.
@@ -291,13 +291,19 @@ async fn write_replies(
 ) {
     let mut buffer = BytesMut::new();
     while let Some(message) = queue.recv().await {
-        encode_or_report(wire, &message, max_message_bytes, &mut buffer);
+        // The TOON text of one message before it is framed; lives for this batch only.
+        let mut scratch = String::new();
+        encode_or_report(wire, &message, max_message_bytes, &mut buffer, &mut scratch);
+        drop(message);
         while buffer.len() < 64 * 1024 {
             match queue.try_recv() {
-                Ok(message) => encode_or_report(wire, &message, max_message_bytes, &mut buffer),
+                Ok(message) => {
+                    encode_or_report(wire, &message, max_message_bytes, &mut buffer, &mut scratch)
+                }
                 Err(_) => break,
             }
         }
+        drop(scratch);
         match tokio::time::timeout(write_timeout, socket.write_all(&buffer)).await {
             Ok(Ok(())) => {}
             Ok(Err(error)) => {
@@ -317,8 +323,14 @@ async fn write_replies(
     let _ = socket.shutdown().await;
 }
 
-fn encode_or_report(wire: Wire, message: &Value, max: usize, buffer: &mut BytesMut) {
-    if let Err(error) = encode_message(wire, message, max, buffer) {
+fn encode_or_report(
+    wire: Wire,
+    message: &Value,
+    max: usize,
+    buffer: &mut BytesMut,
+    scratch: &mut String,
+) {
+    if let Err(error) = encode_message_with(wire, message, max, buffer, scratch) {
         // Only a message over the frame limit can fail; answer with an error instead, so
         // the client is not left waiting for its id.
         tracing::warn!(%error, "an outgoing message did not fit in a frame");
@@ -481,7 +493,13 @@ impl Connection {
         // `notifications/initialized` and anything unknown need no action.
     }
 
-    async fn tools_call(&self, request: Request) {
+    async fn tools_call(&self, mut request: Request) {
+        // The arguments move out of the request (never copied): `run` hands them on whole.
+        let arguments = request
+            .params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+            .and_then(|params| params.remove("arguments"));
         let params = request.params.as_ref().and_then(Value::as_object);
         let Some(name) = params
             .and_then(|params| params.get("name"))
@@ -494,9 +512,9 @@ impl Connection {
             .await;
             return;
         };
-        let arguments = match params.and_then(|params| params.get("arguments")) {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(arguments @ Value::Object(_)) => arguments.clone(),
+        let arguments = match arguments {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(arguments)) => arguments,
             Some(_) => {
                 self.fail(
                     request.id,
@@ -546,7 +564,12 @@ impl Connection {
     }
 
     /// Admits a `run` call and starts it, or answers at once that a cap is reached.
-    async fn start_run(&self, id: Id, arguments: Value, progress_token: Option<Value>) {
+    async fn start_run(
+        &self,
+        id: Id,
+        arguments: Map<String, Value>,
+        progress_token: Option<Value>,
+    ) {
         let Ok(reply_slot) = self.outgoing.clone().reserve_owned().await else {
             return;
         };

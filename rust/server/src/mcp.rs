@@ -5,6 +5,8 @@
 //! every request's `_meta`. Nothing here keeps per-connection state, so either may come
 //! first, and both may come on the same connection.
 
+use std::sync::LazyLock;
+
 use serde_json::{json, Map, Value};
 
 use crate::server_name::ServerName;
@@ -54,6 +56,23 @@ pub fn server_info(server: ServerName) -> Value {
     })
 }
 
+/// The `_meta` every result of `server` carries, built once: every reply clones it instead of
+/// formatting the names again.
+fn result_meta(server: ServerName) -> &'static Map<String, Value> {
+    static METAS: LazyLock<[Map<String, Value>; 4]> = LazyLock::new(|| {
+        ServerName::ALL.map(|server| {
+            let mut meta = Map::new();
+            meta.insert(SERVER_INFO_META_KEY.to_owned(), server_info(server));
+            meta
+        })
+    });
+    let index = ServerName::ALL
+        .iter()
+        .position(|each| *each == server)
+        .unwrap_or(0);
+    &METAS[index]
+}
+
 /// How a model should use the server: the three meta-tools, in one paragraph.
 pub fn instructions(server: ServerName) -> String {
     format!(
@@ -66,11 +85,17 @@ pub fn instructions(server: ServerName) -> String {
 /// Adds what every result carries: `resultType` and the server's identity in `_meta`.
 pub fn finish_result(server: ServerName, mut result: Map<String, Value>) -> Value {
     result.insert("resultType".to_owned(), Value::from("complete"));
-    let meta = result
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert(SERVER_INFO_META_KEY.to_owned(), server_info(server));
+    match result.get_mut("_meta") {
+        Some(Value::Object(meta)) => {
+            meta.insert(SERVER_INFO_META_KEY.to_owned(), server_info(server));
+        }
+        Some(_) => {}
+        None => {
+            result.insert(
+                "_meta".to_owned(),
+                Value::Object(result_meta(server).clone()),
+            );
+        }
     }
     Value::Object(result)
 }

@@ -1,9 +1,9 @@
 //! The two wires one socket speaks: length-prefixed TOON frames (the contract) and
 //! newline-delimited JSON (for stock Unix-socket bridges). The first byte decides.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, FrameError};
-use ide_mcp_protocol::ndjson::{encode_line, LineDecoder, LineError};
+use ide_mcp_protocol::ndjson::{LineDecoder, LineError};
 use ide_mcp_protocol::{json, toon};
 use serde_json::Value;
 use tokio_util::codec::Decoder;
@@ -124,14 +124,37 @@ pub fn encode_message(
     max_message_bytes: usize,
     dst: &mut BytesMut,
 ) -> Result<(), WireError> {
+    encode_message_with(wire, message, max_message_bytes, dst, &mut String::new())
+}
+
+/// [`encode_message`] with a scratch string for the TOON text, so a writer that encodes many
+/// messages in a row allocates it once.
+pub fn encode_message_with(
+    wire: Wire,
+    message: &Value,
+    max_message_bytes: usize,
+    dst: &mut BytesMut,
+    scratch: &mut String,
+) -> Result<(), WireError> {
     match wire {
         Wire::Frames => {
-            let text = toon::encode(message, &toon::EncodeOptions::default());
-            encode_frame(text.as_bytes(), max_message_bytes, dst)?;
+            // The frame header holds the payload's length, so the text is built first.
+            scratch.clear();
+            toon::encode_into(message, &toon::EncodeOptions::default(), scratch);
+            encode_frame(scratch.as_bytes(), max_message_bytes, dst)?;
         }
         Wire::Lines => {
-            let text = serde_json::to_vec(message).map_err(std::io::Error::other)?;
-            encode_line(&text, dst);
+            // Compact JSON escapes every newline, so it is written straight into `dst`.
+            let start = dst.len();
+            if let Err(error) = serde_json::to_writer(dst.writer(), message) {
+                dst.truncate(start);
+                return Err(std::io::Error::other(error).into());
+            }
+            debug_assert!(
+                !dst[start..].contains(&b'\n'),
+                "an NDJSON payload must not contain a newline"
+            );
+            dst.put_u8(b'\n');
         }
     }
     Ok(())
