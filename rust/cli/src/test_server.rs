@@ -50,6 +50,16 @@ pub fn run(args: TestServerArgs) -> ExitCode {
         },
         ..ServerConfig::default()
     };
+    // Everything the wait needs (a runtime, the signal handlers) is set up before the servers
+    // announce themselves: once clients can connect they may use up every descriptor, and a
+    // signal handler that fails to register must not be mistaken for a signal.
+    let stop_signal = match StopSignal::new(args.ignore_stdin) {
+        Ok(stop_signal) => stop_signal,
+        Err(error) => {
+            eprintln!("ide-mcp testserver: cannot watch for signals: {error}");
+            return ExitCode::from(2);
+        }
+    };
     let mut builder = IdeMcpServers::builder(bases)
         .config(config)
         .guard(Arc::new(AllowAll));
@@ -66,7 +76,7 @@ pub fn run(args: TestServerArgs) -> ExitCode {
     if let Some(directory) = servers.directory() {
         println!("IDE MCP servers listening under {}", directory.display());
     }
-    wait_for_stop(args.ignore_stdin);
+    stop_signal.wait();
     match servers.stop() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -76,47 +86,60 @@ pub fn run(args: TestServerArgs) -> ExitCode {
     }
 }
 
-/// Blocks until SIGTERM, SIGINT or (unless ignored) the end of standard input. Runs its own
-/// small runtime, separate from the servers', so stopping the servers happens outside it.
-fn wait_for_stop(ignore_stdin: bool) {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("ide-mcp testserver: cannot wait for signals: {error}");
-            return;
-        }
-    };
-    runtime.block_on(async {
-        let mut terminate =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(signal) => signal,
-                Err(error) => {
-                    eprintln!("ide-mcp testserver: cannot watch SIGTERM: {error}");
-                    return;
+/// SIGTERM, SIGINT or (unless ignored) the end of standard input, watched on a small runtime
+/// of its own, separate from the servers', so stopping the servers happens outside it.
+struct StopSignal {
+    runtime: tokio::runtime::Runtime,
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+    ignore_stdin: bool,
+}
+
+impl StopSignal {
+    fn new(ignore_stdin: bool) -> std::io::Result<StopSignal> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (terminate, interrupt) = {
+            let _entered = runtime.enter();
+            (
+                signal(SignalKind::terminate())?,
+                signal(SignalKind::interrupt())?,
+            )
+        };
+        Ok(StopSignal {
+            runtime,
+            terminate,
+            interrupt,
+            ignore_stdin,
+        })
+    }
+
+    /// Blocks until one of the signals.
+    fn wait(mut self) {
+        let ignore_stdin = self.ignore_stdin;
+        self.runtime.block_on(async {
+            let stdin_closed = async {
+                if ignore_stdin {
+                    return std::future::pending::<()>().await;
+                }
+                let mut stdin = tokio::io::stdin();
+                let mut buffer = [0u8; 1024];
+                loop {
+                    match stdin.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => continue,
+                    }
                 }
             };
-        let stdin_closed = async {
-            if ignore_stdin {
-                return std::future::pending::<()>().await;
+            tokio::select! {
+                _ = self.terminate.recv() => {}
+                _ = self.interrupt.recv() => {}
+                _ = stdin_closed => {}
             }
-            let mut stdin = tokio::io::stdin();
-            let mut buffer = [0u8; 1024];
-            loop {
-                match stdin.read(&mut buffer).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => continue,
-                }
-            }
-        };
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-            _ = stdin_closed => {}
-        }
-    });
-    // The stdin reader may still be blocked in a read on a helper thread; do not wait for it.
-    runtime.shutdown_background();
+        });
+        // The stdin reader may still be blocked in a read on a helper thread; do not wait for it.
+        self.runtime.shutdown_background();
+    }
 }
