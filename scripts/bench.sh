@@ -34,17 +34,20 @@ step() {
     echo "== $* ($((SECONDS - started)) s)"
 }
 
-# Two benchmark runs at once would share the CPUs and skew each other's numbers.
-waited=0
-while pgrep -x ide-mcp-bench >/dev/null 2>&1; do
-    if [ "$waited" -ge 600 ]; then
-        echo "another ide-mcp-bench has been running for 10 minutes; giving up" >&2
-        exit 1
-    fi
-    [ "$waited" = 0 ] && echo "another ide-mcp-bench is running; waiting for it to finish"
-    sleep 5
-    waited=$((waited + 5))
-done
+# Two benchmark runs at once would share the CPUs and skew each other's numbers: wait for any
+# other ide-mcp-bench (a server bench or its servers) before each benchmark.
+wait_for_other_benches() {
+    local waited=0
+    while pgrep -x ide-mcp-bench >/dev/null 2>&1; do
+        if [ "$waited" -ge 600 ]; then
+            echo "another ide-mcp-bench has been running for 10 minutes; giving up" >&2
+            exit 1
+        fi
+        [ "$waited" = 0 ] && echo "another ide-mcp-bench is running; waiting for it to finish"
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
 
 # Other work skews the figures; the reports print the load average, and so does this.
 read -r load1 _ < /proc/loadavg || load1=unknown
@@ -77,11 +80,13 @@ else
 fi
 
 step "TOON codec bench (cargo bench -p ide-mcp-protocol --bench codec)"
+wait_for_other_benches
 cargo bench --locked -p ide-mcp-protocol --bench codec
 step "TOON codec section"
 target/release/ide-mcp-bench toon-report --criterion "${CARGO_TARGET_DIR:-target}/criterion" "${write_args[@]}"
 
 step "server bench (ide-mcp-bench)"
+wait_for_other_benches
 target/release/ide-mcp-bench "${jar_args[@]}" "${write_args[@]}"
 
 step "done"
