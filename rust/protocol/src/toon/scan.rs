@@ -92,14 +92,7 @@ impl<'t> Lines<'t> {
             if end > start && bytes[end - 1] == b'\r' {
                 end -= 1;
             }
-            let mut lead = start;
-            let mut first_tab = None;
-            while lead < end && matches!(bytes[lead], b' ' | b'\t') {
-                if bytes[lead] == b'\t' && first_tab.is_none() {
-                    first_tab = Some(lead);
-                }
-                lead += 1;
-            }
+            let (lead, first_tab) = leading_whitespace(bytes, start, end);
             // Strict mode counts only the spaces before a tab as indentation, so
             // the tab stays in the content and is reported below.
             let content = match first_tab {
@@ -153,6 +146,32 @@ impl<'t> Lines<'t> {
     }
 }
 
+/// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it.
+///
+/// Indentation is the bulk of a deeply nested document's bytes (a line at depth 6 starts
+/// with 12 spaces), so the spaces are skipped eight at a time; tabs, which only lenient
+/// mode accepts, take the byte-at-a-time path.
+fn leading_whitespace(bytes: &[u8], start: usize, end: usize) -> (usize, Option<usize>) {
+    let mut lead = start;
+    for chunk in bytes[start..end].chunks_exact(8) {
+        if chunk != [b' '; 8] {
+            break;
+        }
+        lead += 8;
+    }
+    while lead < end && bytes[lead] == b' ' {
+        lead += 1;
+    }
+    if lead == end || bytes[lead] != b'\t' {
+        return (lead, None);
+    }
+    let first_tab = lead;
+    while lead < end && matches!(bytes[lead], b' ' | b'\t') {
+        lead += 1;
+    }
+    (lead, Some(first_tab))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,7 +207,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn long_indentation_and_tabs_after_spaces() {
+        // 18 spaces: two eight-byte chunks and a tail.
+        let text = format!("a:\n{}b: 1", " ".repeat(18));
+        assert_eq!(
+            structural(&text, true),
+            vec![(1, 0, "a:".to_owned()), (2, 9, "b: 1".to_owned())]
+        );
+        // Lenient: ten spaces (five levels) then a tab (one more) then a space.
+        let text = format!("a:\n{}\t b", " ".repeat(10));
+        assert_eq!(
+            structural(&text, false),
+            vec![(1, 0, "a:".to_owned()), (2, 6, "b".to_owned())]
+        );
+        // Strict: the tab is reported at its own column.
+        let error = Lines::new(&text, 2, true)
+            .nth(2)
+            .expect_err("tab in indentation");
+        assert_eq!((error.line(), error.column()), (2, 11));
+    }
+
     impl Lines<'_> {
+        fn nth(mut self, count: usize) -> Result<(), DecodeError> {
+            for _ in 0..count {
+                self.next()?;
+            }
+            Ok(())
+        }
+
         fn nth_error(mut self, count: usize) -> bool {
             for _ in 0..count {
                 if self.next().is_err() {
