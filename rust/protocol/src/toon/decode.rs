@@ -151,9 +151,8 @@ impl<'t> Parser<'t> {
         if content.starts_with('[') {
             if let Some(header) = self.header_at(&first, first.content)? {
                 self.lines.next()?;
-                if let Some(value) = self.array_from_header(header, &first, 0, Slot::Root)? {
-                    return self.finish_root(value);
-                }
+                // The array lands in `result` at once, or when its list frame closes.
+                self.array_from_header(header, &first, 0, Slot::Root)?;
                 self.run()?;
                 let value = self.result.take().unwrap_or(Value::Null);
                 return self.finish_root(value);
@@ -432,12 +431,12 @@ impl<'t> Parser<'t> {
 
     fn header_field(
         &mut self,
-        header: Header,
+        mut header: Header,
         line: &Line,
         from: usize,
         depth: usize,
     ) -> Result<(), DecodeError> {
-        let Some(key) = header.key.clone() else {
+        let Some(key) = header.key.take() else {
             let message = if header.keyed {
                 "a keyless keyed header is only valid at the document root"
             } else {
@@ -445,11 +444,7 @@ impl<'t> Parser<'t> {
             };
             return Err(self.error_at(line, from, message));
         };
-        let slot = Slot::Key(key.clone(), *line, from);
-        if let Some(value) = self.array_from_header(header, line, depth, slot)? {
-            self.insert(key, value, line, from)?;
-        }
-        Ok(())
+        self.array_from_header(header, line, depth, Slot::Key(key, *line, from))
     }
 
     /// `key: value`, `key:` (nested object or `{}`) or `key: []`.
@@ -547,12 +542,7 @@ impl<'t> Parser<'t> {
                         };
                         return Err(self.error_at(line, from, message));
                     }
-                    if let Some(value) =
-                        self.array_from_header(header, line, item_depth, Slot::Push)?
-                    {
-                        self.deliver(value, Slot::Push)?;
-                    }
-                    return Ok(());
+                    return self.array_from_header(header, line, item_depth, Slot::Push);
                 }
                 // The item is an object whose first field is this array; its
                 // other fields follow one level below the hyphen.
@@ -587,49 +577,48 @@ impl<'t> Parser<'t> {
 
     // ----- arrays -----
 
-    /// Decodes the body of an array header whose line is `line` at `base_depth`.
-    /// Returns the value when it is complete, or `None` after pushing a list
-    /// frame that will deliver it to `slot`.
+    /// Decodes the body of an array header whose line is `line` at `base_depth`
+    /// and delivers it to `slot`: at once when the body is complete (inline
+    /// values, tables), or when the list frame pushed for it closes.
     fn array_from_header(
         &mut self,
         header: Header,
         line: &Line,
         base_depth: usize,
         slot: Slot,
-    ) -> Result<Option<Value>, DecodeError> {
+    ) -> Result<(), DecodeError> {
         if let Some(fields) = &header.fields {
             // The table, its rows and their groups all count towards the limit.
             self.check_nesting(line, 2 + fields.group_depth)?;
         } else {
             self.check_nesting(line, 1)?;
         }
-        if header.keyed {
-            return self.keyed_table(&header, line, base_depth).map(Some);
-        }
-        if let Some((start, end)) = header.inline {
-            return self.inline_array(&header, line, start, end).map(Some);
-        }
-        if header.fields.is_some() {
-            return self.table(&header, line, base_depth).map(Some);
-        }
-        let item_depth = self.content_depth(base_depth)?;
-        let capacity = header
-            .length
-            .min(self.lines.remaining_bytes() / 2 + 1)
-            .min(1024);
-        self.push_frame(
-            Frame::List {
-                items: Vec::with_capacity(capacity),
-                slot,
-                base_depth,
-                item_depth,
-                declared: header.length,
-                header: *line,
-                first_item_line: None,
-            },
-            line,
-        )?;
-        Ok(None)
+        let value = if header.keyed {
+            self.keyed_table(&header, line, base_depth)?
+        } else if let Some((start, end)) = header.inline {
+            self.inline_array(&header, line, start, end)?
+        } else if header.fields.is_some() {
+            self.table(&header, line, base_depth)?
+        } else {
+            let item_depth = self.content_depth(base_depth)?;
+            let capacity = header
+                .length
+                .min(self.lines.remaining_bytes() / 2 + 1)
+                .min(1024);
+            return self.push_frame(
+                Frame::List {
+                    items: Vec::with_capacity(capacity),
+                    slot,
+                    base_depth,
+                    item_depth,
+                    declared: header.length,
+                    header: *line,
+                    first_item_line: None,
+                },
+                line,
+            );
+        };
+        self.deliver(value, slot)
     }
 
     fn inline_array(
