@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::error::DecodeError;
 use super::header::{
-    find_unquoted, find_unquoted2, parse_header, trim_spaces, FieldOp, Fields, Header,
+    find_unquoted, find_unquoted2, parse_header, skip_spaces, trim_spaces, FieldOp, Fields, Header,
 };
 use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
@@ -71,7 +71,8 @@ pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, Decod
         lines: Lines::new(text, options.indent, options.strict),
         strict: options.strict,
         max_depth: options.max_depth,
-        frames: Vec::new(),
+        // Sixteen levels cover ordinary documents without regrowing; deeper ones grow.
+        frames: Vec::with_capacity(16),
         result: None,
         cells: Vec::new(),
     };
@@ -460,7 +461,7 @@ impl<'t> Parser<'t> {
         let (key, after_colon) = if bytes.first() == Some(&b'"') {
             let (key, end) =
                 decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
-            let colon = end + (content.len() - end - content[end..].trim_start_matches(' ').len());
+            let colon = skip_spaces(bytes, end);
             if bytes.get(colon) != Some(&b':') {
                 return Err(self.error_at(line, from + colon, "missing colon after key"));
             }
@@ -473,9 +474,7 @@ impl<'t> Parser<'t> {
             };
             (trim_spaces(&content[..colon]).to_owned(), colon + 1)
         };
-        let value_start = from
-            + after_colon
-            + (content.len() - after_colon - content[after_colon..].trim_start_matches(' ').len());
+        let value_start = from + skip_spaces(bytes, after_colon);
         let rest = &self.text[value_start..line.end];
         if rest.is_empty() {
             match self.lines.peek()? {
@@ -520,8 +519,7 @@ impl<'t> Parser<'t> {
             self.check_nesting(line, 1)?;
             return self.deliver(Value::Object(Map::new()), Slot::Push);
         }
-        let from =
-            line.content + 1 + (content.len() - 1 - content[1..].trim_start_matches(' ').len());
+        let from = line.content + skip_spaces(content.as_bytes(), 1);
         let after = &self.text[from..line.end];
         if after == "[]" {
             self.check_nesting(line, 1)?;
@@ -724,8 +722,7 @@ impl<'t> Parser<'t> {
             let (key, after_colon) = if bytes.first() == Some(&b'"') {
                 let (key, end) = decode_quoted(content, 0)
                     .map_err(|(at, m)| self.error_at(&next, next.content + at, m))?;
-                let colon =
-                    end + (content.len() - end - content[end..].trim_start_matches(' ').len());
+                let colon = skip_spaces(bytes, end);
                 if bytes.get(colon) != Some(&b':') {
                     return Err(self.error_at(
                         &next,
@@ -779,9 +776,7 @@ impl<'t> Parser<'t> {
     ) -> Result<Value, DecodeError> {
         let mut cells = std::mem::take(&mut self.cells);
         cells.clear();
-        let trimmed_from = from
-            + (self.text[from..line.end].len()
-                - self.text[from..line.end].trim_start_matches(' ').len());
+        let trimmed_from = skip_spaces(&self.text.as_bytes()[..line.end], from);
         if trimmed_from < line.end {
             if let Err(error) =
                 self.split_cells(line, trimmed_from, line.end, delimiter, &mut cells)
@@ -833,7 +828,7 @@ impl<'t> Parser<'t> {
         };
         match first {
             b'"' => {
-                let offset = start + (raw.len() - raw.trim_start_matches(' ').len());
+                let offset = start + skip_spaces(raw.as_bytes(), 0);
                 let (text, after) = decode_quoted(token, 0)
                     .map_err(|(at, m)| self.error_at(line, offset + at, m))?;
                 if after != token.len() {

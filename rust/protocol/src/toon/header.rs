@@ -42,8 +42,26 @@ pub(crate) fn find_unquoted2(bytes: &[u8], first: u8, second: u8, from: usize) -
 }
 
 /// Trims U+0020 only: tabs and other spaces are content.
+///
+/// A byte loop: `str::trim_matches` goes through the generic pattern machinery, which
+/// costs more than the one or two spaces there usually are to remove.
 pub(crate) fn trim_spaces(text: &str) -> &str {
-    text.trim_matches(' ')
+    let bytes = text.as_bytes();
+    let start = skip_spaces(bytes, 0);
+    let mut end = bytes.len();
+    while end > start && bytes[end - 1] == b' ' {
+        end -= 1;
+    }
+    &text[start..end]
+}
+
+/// Index of the first byte at or after `from` that is not U+0020 (`bytes.len()` if none).
+pub(crate) fn skip_spaces(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while at < bytes.len() && bytes[at] == b' ' {
+        at += 1;
+    }
+    at
 }
 
 /// One entry of a flattened field list, in header order.
@@ -193,9 +211,7 @@ pub(crate) fn parse_header(
         ));
     }
 
-    let value_start = colon
-        + 1
-        + (content.len() - colon - 1 - content[colon + 1..].trim_start_matches(' ').len());
+    let value_start = skip_spaces(bytes, colon + 1);
     let inline = (value_start < content.len()).then_some((value_start, content.len()));
     if fields.is_some() && inline.is_some() {
         return Err((
@@ -273,7 +289,7 @@ fn find_matching_brace(bytes: &[u8], open: usize) -> Option<usize> {
 /// A key or field name: quoted (the quotes must span it) or bare, spaces trimmed.
 fn parse_name(raw: &str, base: usize) -> Result<String, ContentError> {
     let trimmed = trim_spaces(raw);
-    let lead = raw.len() - raw.trim_start_matches(' ').len();
+    let lead = skip_spaces(raw.as_bytes(), 0);
     if trimmed.starts_with('"') {
         let (name, end) = decode_quoted(trimmed, 0)
             .map_err(|(at, message)| (base + lead + at, message.to_owned()))?;
