@@ -7,21 +7,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small, strict JSON reader and writer, so this package needs no dependency.
+ * A small, strict JSON reader and writer, so this package (and a plugin that only needs to
+ * read a tool's arguments and write its result) needs no dependency.
  *
  * <p>Values map to {@link Map} (insertion-ordered), {@link List}, {@link String},
  * {@link BigDecimal}, {@link Boolean} and {@code null}. The reader rejects duplicate keys (a
  * guard and a handler must never see different arguments), trailing data and nesting deeper
  * than {@link #MAX_DEPTH}.
  */
-final class Json {
-    static final int MAX_DEPTH = 128;
+public final class Json {
+    /** The deepest nesting {@link #parse} accepts. */
+    public static final int MAX_DEPTH = 128;
 
     private Json() {
     }
 
     /** Thrown for text that is not one valid JSON value. */
-    static final class ParseException extends IllegalArgumentException {
+    public static final class ParseException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
         ParseException(String message, int at) {
@@ -29,7 +31,8 @@ final class Json {
         }
     }
 
-    static Object parse(String text) {
+    /** Parses one JSON value; {@link ParseException} for anything else. */
+    public static Object parse(String text) {
         Reader reader = new Reader(text);
         reader.skipWhitespace();
         Object value = reader.value(0);
@@ -40,20 +43,34 @@ final class Json {
         return value;
     }
 
-    static String write(Object value) {
+    /** Compact JSON text of {@code value} (maps, lists, strings, numbers, booleans, null). */
+    public static String write(Object value) {
         StringBuilder out = new StringBuilder();
         write(value, out);
         return out.toString();
     }
 
-    static String quote(String text) {
+    /** Indented JSON text of {@code value}, for people. */
+    public static String writePretty(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(value, out, "  ", 0);
+        return out.toString();
+    }
+
+    /** {@code text} as a JSON string literal. */
+    public static String quote(String text) {
         StringBuilder out = new StringBuilder(text.length() + 2);
         writeString(text, out);
         return out.toString();
     }
 
-    @SuppressWarnings("unchecked")
     static void write(Object value, StringBuilder out) {
+        write(value, out, null, 0);
+    }
+
+    /** Writes {@code value}; with an {@code indent}, one member or element a line. */
+    @SuppressWarnings("unchecked")
+    private static void write(Object value, StringBuilder out, String indent, int level) {
         if (value == null) {
             out.append("null");
         } else if (value instanceof String) {
@@ -71,31 +88,50 @@ final class Json {
         } else if (value instanceof Number) {
             out.append(((Number) value).longValue());
         } else if (value instanceof Map) {
+            Map<String, Object> members = (Map<String, Object>) value;
             out.append('{');
             boolean first = true;
-            for (Map.Entry<String, Object> entry : ((Map<String, Object>) value).entrySet()) {
+            for (Map.Entry<String, Object> entry : members.entrySet()) {
                 if (!first) {
                     out.append(',');
                 }
                 first = false;
+                newLine(out, indent, level + 1);
                 writeString(entry.getKey(), out);
-                out.append(':');
-                write(entry.getValue(), out);
+                out.append(indent == null ? ":" : ": ");
+                write(entry.getValue(), out, indent, level + 1);
+            }
+            if (!members.isEmpty()) {
+                newLine(out, indent, level);
             }
             out.append('}');
         } else if (value instanceof List) {
+            List<Object> elements = (List<Object>) value;
             out.append('[');
             boolean first = true;
-            for (Object element : (List<Object>) value) {
+            for (Object element : elements) {
                 if (!first) {
                     out.append(',');
                 }
                 first = false;
-                write(element, out);
+                newLine(out, indent, level + 1);
+                write(element, out, indent, level + 1);
+            }
+            if (!elements.isEmpty()) {
+                newLine(out, indent, level);
             }
             out.append(']');
         } else {
             throw new IllegalArgumentException("cannot write a " + value.getClass().getName() + " as JSON");
+        }
+    }
+
+    private static void newLine(StringBuilder out, String indent, int level) {
+        if (indent != null) {
+            out.append('\n');
+            for (int i = 0; i < level; i++) {
+                out.append(indent);
+            }
         }
     }
 

@@ -56,4 +56,14 @@ public class JsonTest {
             // Refused, as it should be.
         }
     }
+
+    @Test
+    public void prettyTextIndentsAndReadsBackToTheSameValue() {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("name", "a\u00e9\ud83d\ude00");
+        value.put("list", Arrays.asList(1L, new LinkedHashMap<>(), Arrays.asList()));
+        String pretty = Json.writePretty(value);
+        assertEquals("{\n  \"name\": \"a\u00e9\ud83d\ude00\",\n  \"list\": [\n    1,\n    {},\n    []\n  ]\n}", pretty);
+        assertEquals(Json.write(value), Json.write(Json.parse(pretty)));
+    }
 }

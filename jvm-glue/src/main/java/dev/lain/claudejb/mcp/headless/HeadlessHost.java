@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import dev.lain.claudejb.mcp.Domain;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.LogSink;
@@ -215,13 +216,13 @@ public final class HeadlessHost implements AutoCloseable {
 
     /** The ready {@code mcpServers} block (JSON text, indented) for every live server. */
     public String mcpServersJson() {
-        return JsonText.writePretty(mcpServers());
+        return Json.writePretty(mcpServers());
     }
 
     /** The {@code mcpServers} block as a value. */
     @SuppressWarnings("unchecked")
     public Map<String, Object> mcpServers() {
-        return (Map<String, Object>) JsonText.parse(McpServersConfig.block(servers, nativeBridge));
+        return (Map<String, Object>) Json.parse(McpServersConfig.block(servers, nativeBridge));
     }
 
     /** The status the {@code status} tool answers, for tests and diagnostics. */

@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import dev.lain.claudejb.mcp.BridgeLauncher;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.Server;
@@ -111,6 +112,6 @@ final class McpServersConfig {
         }
         Map<String, Object> block = new LinkedHashMap<>();
         block.put("mcpServers", entries);
-        return JsonText.write(block);
+        return Json.write(block);
     }
 }

@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ final class Schemas {
             schema.put("required", new ArrayList<>(required));
         }
         schema.put("additionalProperties", false);
-        return JsonText.write(schema);
+        return Json.write(schema);
     }
 
     static Property string(String name, String description) {

@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,7 @@ final class TaskCatalog {
                 if (line.length() > 0) {
                     line.append(' ');
                 }
-                line.append(argument.isEmpty() || argument.matches(".*[\\s'\"\\\\$`].*") ? JsonText.write(argument) : argument);
+                line.append(argument.isEmpty() || argument.matches(".*[\\s'\"\\\\$`].*") ? Json.write(argument) : argument);
             }
             return line.toString();
         }
@@ -88,7 +89,7 @@ final class TaskCatalog {
         }
         Object parsed;
         try {
-            parsed = JsonText.parse(text);
+            parsed = Json.parse(text);
         } catch (IllegalArgumentException e) {
             throw new ToolFailure(FILE + " is not valid JSON: " + e.getMessage());
         }

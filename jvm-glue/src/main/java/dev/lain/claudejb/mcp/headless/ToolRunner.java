@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import dev.lain.claudejb.mcp.ToolCallContext;
 import dev.lain.claudejb.mcp.ToolHandler;
 import java.util.Map;
@@ -66,7 +67,7 @@ final class ToolRunner implements AutoCloseable {
                 return;
             }
             Object result = work.run(context, new Args(context.arguments()));
-            context.complete(JsonText.write(result));
+            context.complete(Json.write(result));
         } catch (ToolFailure e) {
             failed.incrementAndGet();
             context.fail(e.getMessage());

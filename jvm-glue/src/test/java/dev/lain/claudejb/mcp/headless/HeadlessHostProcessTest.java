@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
@@ -53,7 +54,7 @@ public class HeadlessHostProcessTest {
                     break;
                 }
             }
-            Map<?, ?> servers = (Map<?, ?>) ((Map<?, ?>) JsonText.parse(block.toString())).get("mcpServers");
+            Map<?, ?> servers = (Map<?, ?>) ((Map<?, ?>) Json.parse(block.toString())).get("mcpServers");
             assertEquals(4, servers.size());
             for (String name : new String[] {"code", "run", "vcs", "ops"}) {
                 assertTrue(name, Files.exists(directory.resolve(name + ".sock")));

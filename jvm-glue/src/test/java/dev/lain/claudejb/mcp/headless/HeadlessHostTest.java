@@ -1,5 +1,6 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.Json;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
@@ -136,7 +137,7 @@ public class HeadlessHostTest {
         try (McpClient code = client(Server.CODE); McpClient vcs = client(Server.VCS)) {
             for (String path : new String[] {"../secret.txt", project.outside.toString(), "escape.txt",
                     "escape-dir/secret.txt", "src/../../secret.txt", "/etc/passwd"}) {
-                String args = "{\"path\":" + JsonText.write(path) + "}";
+                String args = "{\"path\":" + Json.write(path) + "}";
                 String text = error(code, "read_file", args).text();
                 assertContains(text, "outside the project");
                 assertFalse(text, text.contains("a secret outside"));
@@ -224,7 +225,7 @@ public class HeadlessHostTest {
         assertEquals(host.servers().socketPath(Server.CODE).toString(), args.get(args.size() - 1));
         String command = (String) code.get("command");
         assertTrue(command, command.endsWith("ide-mcp") || command.endsWith("/bin/java"));
-        assertNotNull(JsonText.parse(host.mcpServersJson()));
+        assertNotNull(Json.parse(host.mcpServersJson()));
     }
 
     @Test
