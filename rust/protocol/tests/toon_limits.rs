@@ -220,3 +220,43 @@ fn errors_carry_line_and_column() {
     )
     .is_err());
 }
+
+/// Small objects are built when they close and larger ones move into a map as they grow:
+/// duplicates must be caught (strict) or resolved in place (non-strict) on both sides of
+/// that switch, in nested objects too, and entry order must survive it.
+#[test]
+fn duplicate_keys_in_small_and_large_objects() {
+    let lenient = DecodeOptions {
+        strict: false,
+        ..DecodeOptions::default()
+    };
+    for fields in [2usize, 8, 9, 40] {
+        for duplicate_of in [0, fields / 2, fields - 1] {
+            let mut text = String::from("outer:\n  inner:\n");
+            for i in 0..fields {
+                text.push_str(&format!("    k{i}: {i}\n"));
+            }
+            text.push_str(&format!("    k{duplicate_of}: dup\n  after: 1"));
+            let error = toon::decode(&text, &DecodeOptions::default()).expect_err("duplicate");
+            assert_eq!((error.line(), error.column()), (fields + 3, 5), "{text}");
+            assert_eq!(
+                error.message(),
+                format!("duplicate key \"k{duplicate_of}\"")
+            );
+
+            let value = toon::decode(&text, &lenient).expect("non-strict resolves duplicates");
+            let inner = value["outer"]["inner"].as_object().expect("object");
+            let keys: Vec<String> = (0..fields).map(|i| format!("k{i}")).collect();
+            assert_eq!(inner.keys().cloned().collect::<Vec<_>>(), keys);
+            for (i, (_, found)) in inner.iter().enumerate() {
+                let expected = if i == duplicate_of {
+                    json!("dup")
+                } else {
+                    json!(i)
+                };
+                assert_eq!(found, &expected);
+            }
+            assert_eq!(value["outer"]["after"], json!(1));
+        }
+    }
+}

@@ -32,7 +32,11 @@ enum Slot {
 
 enum Frame {
     Object {
-        map: Map<String, Value>,
+        /// Where this object's entries start in [`Parser::entries`] while it is small.
+        start: usize,
+        /// The object's map once it has more than [`SMALL_OBJECT`] entries (see
+        /// [`Parser::insert`]); `None` while its entries wait in [`Parser::entries`].
+        map: Option<Map<String, Value>>,
         slot: Slot,
         /// Lines shallower than this end the object.
         min_depth: usize,
@@ -51,6 +55,10 @@ enum Frame {
     },
 }
 
+/// Objects with up to this many entries are checked for duplicate keys by comparing the
+/// keys; larger ones move into their map, whose hash lookup takes over.
+const SMALL_OBJECT: usize = 8;
+
 struct Parser<'t> {
     text: &'t str,
     lines: Lines<'t>,
@@ -58,6 +66,12 @@ struct Parser<'t> {
     max_depth: usize,
     frames: Vec<Frame>,
     result: Option<Value>,
+    /// The entries of the open objects that are still small, innermost last.
+    ///
+    /// Each map is built once its object closes, with room for exactly its entries:
+    /// growing a map entry by entry reallocates its hash table and entry vector
+    /// (4 -> 8 -> ...) and rehashes every key, which is most of what an object costs.
+    entries: Vec<(String, Value)>,
     /// Reused buffer for the cells of one row.
     cells: Vec<Value>,
 }
@@ -74,6 +88,7 @@ pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, Decod
         // Sixteen levels cover ordinary documents without regrowing; deeper ones grow.
         frames: Vec::with_capacity(16),
         result: None,
+        entries: Vec::with_capacity(16),
         cells: Vec::new(),
     };
     parser.document()
@@ -175,12 +190,8 @@ impl<'t> Parser<'t> {
             }
         }
         self.check_nesting(&first, 1)?;
-        self.frames.push(Frame::Object {
-            map: Map::new(),
-            slot: Slot::Root,
-            min_depth: 0,
-            field_depth: Some(0),
-        });
+        let frame = self.object_frame(Slot::Root, 0, Some(0));
+        self.frames.push(frame);
         self.field_line(&first, first.content, 0)?;
         self.run()?;
         Ok(self.result.take().unwrap_or(Value::Null))
@@ -265,7 +276,14 @@ impl<'t> Parser<'t> {
             return Ok(());
         };
         match frame {
-            Frame::Object { map, slot, .. } => self.deliver(Value::Object(map), slot),
+            Frame::Object {
+                start, map, slot, ..
+            } => {
+                // A small object's entries are the top of `entries`; no key repeats among
+                // them, so collecting sizes the map once and never finds a duplicate.
+                let map = map.unwrap_or_else(|| self.entries.drain(start..).collect());
+                self.deliver(Value::Object(map), slot)
+            }
             Frame::List {
                 items,
                 slot,
@@ -311,7 +329,19 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// Inserts into the innermost open object, rejecting a key seen before.
+    /// A new object frame whose entries start at the top of `entries`.
+    fn object_frame(&self, slot: Slot, min_depth: usize, field_depth: Option<usize>) -> Frame {
+        Frame::Object {
+            start: self.entries.len(),
+            map: None,
+            slot,
+            min_depth,
+            field_depth,
+        }
+    }
+
+    /// Inserts into the innermost open object, rejecting a key seen before
+    /// (strict mode) or replacing its value in place (non-strict: the last one wins).
     fn insert(
         &mut self,
         key: String,
@@ -319,24 +349,43 @@ impl<'t> Parser<'t> {
         line: &Line,
         offset: usize,
     ) -> Result<(), DecodeError> {
-        let Some(Frame::Object { map, .. }) = self.frames.last_mut() else {
+        let Some(Frame::Object { start, map, .. }) = self.frames.last_mut() else {
             return Ok(());
         };
-        match map.entry(key) {
-            serde_json::map::Entry::Vacant(entry) => {
-                entry.insert(value);
-                Ok(())
+        let duplicate = if let Some(map) = map {
+            match map.entry(key) {
+                serde_json::map::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                    return Ok(());
+                }
+                serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
+                    entry.insert(value);
+                    return Ok(());
+                }
+                serde_json::map::Entry::Occupied(entry) => entry.key().clone(),
             }
-            serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
-                // Non-strict mode follows the spec: the last duplicate wins.
-                entry.insert(value);
-                Ok(())
+        } else {
+            let pending = &mut self.entries[*start..];
+            if let Some(entry) = pending.iter_mut().find(|(seen, _)| *seen == key) {
+                if !self.strict {
+                    entry.1 = value;
+                    return Ok(());
+                }
+                key
+            } else if pending.len() < SMALL_OBJECT {
+                self.entries.push((key, value));
+                return Ok(());
+            } else {
+                // Too many entries to keep comparing keys one by one: the object moves
+                // into its map, which has room to grow without rehashing at once.
+                let mut grown = Map::with_capacity(2 * (pending.len() + 1));
+                grown.extend(self.entries.drain(*start..));
+                grown.insert(key, value);
+                *map = Some(grown);
+                return Ok(());
             }
-            serde_json::map::Entry::Occupied(entry) => {
-                let message = format!("duplicate key \"{}\"", entry.key());
-                Err(self.error_at(line, offset, message))
-            }
-        }
+        };
+        Err(self.error_at(line, offset, format!("duplicate key \"{duplicate}\"")))
     }
 
     fn push_frame(&mut self, frame: Frame, line: &Line) -> Result<(), DecodeError> {
@@ -489,12 +538,7 @@ impl<'t> Parser<'t> {
                             ),
                         ));
                     }
-                    let frame = Frame::Object {
-                        map: Map::new(),
-                        slot: Slot::Key(key, *line, from),
-                        min_depth: depth + 1,
-                        field_depth: None,
-                    };
+                    let frame = self.object_frame(Slot::Key(key, *line, from), depth + 1, None);
                     return self.push_frame(frame, line);
                 }
                 _ => {
@@ -544,29 +588,15 @@ impl<'t> Parser<'t> {
                 }
                 // The item is an object whose first field is this array; its
                 // other fields follow one level below the hyphen.
-                self.push_frame(
-                    Frame::Object {
-                        map: Map::new(),
-                        slot: Slot::Push,
-                        min_depth: item_depth + 1,
-                        field_depth: Some(item_depth + 1),
-                    },
-                    line,
-                )?;
+                let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
+                self.push_frame(frame, line)?;
                 // Tables on the hyphen line put their rows two levels below it.
                 return self.header_field(header, line, from, item_depth + 1);
             }
         }
         if find_unquoted(bytes, b':', 0).is_some() {
-            self.push_frame(
-                Frame::Object {
-                    map: Map::new(),
-                    slot: Slot::Push,
-                    min_depth: item_depth + 1,
-                    field_depth: Some(item_depth + 1),
-                },
-                line,
-            )?;
+            let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
+            self.push_frame(frame, line)?;
             return self.plain_field(line, from, item_depth + 1, None);
         }
         let value = self.primitive(line, from, line.end)?;
