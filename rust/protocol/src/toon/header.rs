@@ -112,6 +112,18 @@ pub(crate) fn parse_header(
     max_group_depth: usize,
     strict: bool,
 ) -> Result<Option<Header>, ContentError> {
+    match plain_header(content) {
+        Some(header) => Ok(Some(header)),
+        None => parse_header_in_full(content, max_group_depth, strict),
+    }
+}
+
+/// [`parse_header`] for every shape.
+fn parse_header_in_full(
+    content: &str,
+    max_group_depth: usize,
+    strict: bool,
+) -> Result<Option<Header>, ContentError> {
     let bytes = content.as_bytes();
     let bracket_start = if bytes.first() == Some(&b'"') {
         let Some(close) = find_closing_quote(bytes, 0) else {
@@ -228,6 +240,48 @@ pub(crate) fn parse_header(
         fields,
         inline,
     }))
+}
+
+/// The shape almost every header has, `key[N]:` or `key[N]: values` with a bare key, the
+/// comma delimiter and no field list, read in one pass; `None` for anything else, which
+/// [`parse_header`] then reads in full (and which gives the same result for this shape).
+fn plain_header(content: &str) -> Option<Header> {
+    let bytes = content.as_bytes();
+    // The first `[`, `:` or `"` must be the bracket: a colon first makes a key-value line,
+    // a quote first a quoted key.
+    let bracket = memchr::memchr3(b'[', b':', b'"', bytes)?;
+    if bytes[bracket] != b'[' {
+        return None;
+    }
+    let raw_key = &content[..bracket];
+    if raw_key.ends_with([' ', '\t']) {
+        return None; // An error, which the full parser words.
+    }
+    // At most 18 digits cannot overflow; longer lengths take the full parser.
+    let digits = bytes[bracket + 1..]
+        .iter()
+        .take(19)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let close = bracket + 1 + digits;
+    let canonical = digits == 1 || (digits > 1 && digits <= 18 && bytes[bracket + 1] != b'0');
+    if !canonical || bytes.get(close) != Some(&b']') || bytes.get(close + 1) != Some(&b':') {
+        return None;
+    }
+    let length = bytes[bracket + 1..close]
+        .iter()
+        .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+    // Like the full parser: a length beyond usize still forms a header.
+    let length = usize::try_from(length).unwrap_or(usize::MAX);
+    let value_start = skip_spaces(bytes, close + 2);
+    Some(Header {
+        key: (bracket > 0).then(|| trim_spaces(raw_key).to_owned()),
+        length,
+        delimiter: Delimiter::Comma,
+        keyed: false,
+        fields: None,
+        inline: (value_start < bytes.len()).then_some((value_start, bytes.len())),
+    })
 }
 
 /// `N`, `N<delim>`, `N:` or `N:<delim>`, with N a canonical non-negative integer.
@@ -431,6 +485,44 @@ mod tests {
         parse_header(content, 64, true)
             .expect("valid header")
             .expect("is a header")
+    }
+
+    #[test]
+    fn plain_headers_read_as_the_full_parser_reads_them() {
+        let plain = [
+            "[0]:",
+            "[3]: a,b,c",
+            "k[1]:",
+            "tags[3]: alpha,\"beta, gamma\",δ",
+            "a.b_c[12]:   x",
+            "key[999999999999999999]:",
+            "k[2]: {x},[y]",
+        ];
+        for content in plain {
+            let fast = plain_header(content).expect("plain shape");
+            let full = parse_header_in_full(content, 64, true)
+                .expect("valid")
+                .expect("header");
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{content}");
+        }
+        // Everything else is left to the full parser, errors included.
+        for content in [
+            "k[3|]: a|b",
+            "k[3\t]: a",
+            "k[2:]{a}:",
+            "k[2]{a,b}:",
+            "\"q\"[1]: x",
+            "k [1]: x",
+            "k\t[1]: x",
+            "k[01]: x",
+            "k[]: x",
+            "k[1] : x",
+            "k: [1]: x",
+            "k[1]",
+            "k[1234567890123456789]:",
+        ] {
+            assert!(plain_header(content).is_none(), "{content}");
+        }
     }
 
     fn leaf(name: &str) -> FieldOp {
