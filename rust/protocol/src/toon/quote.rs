@@ -77,13 +77,46 @@ pub(crate) fn key_is_bare(key: &str) -> bool {
     }
 }
 
+/// Whether any byte of `word` needs an escape: a control byte, `"` or `\\`.
+///
+/// Word-at-a-time tests (the classic `hasless`/`haszero` bit tricks): subtracting
+/// 0x20 (or 1 after an XOR that zeroes matching bytes) from every byte borrows into a
+/// byte's high bit exactly when that byte was below the bound, and `& !word` drops
+/// bytes whose high bit was set already. The answer for the word as a whole is exact.
+fn word_needs_escape(word: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let is_quote = quote.wrapping_sub(ONES) & !quote;
+    let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (below_space | is_quote | is_backslash) & HIGH_BITS != 0
+}
+
+/// The length of the prefix of `bytes` that needs no escape, found eight bytes at a time
+/// (most strings quoted for a `:` or `,` have nothing to escape).
+fn escape_free_prefix(bytes: &[u8]) -> usize {
+    let mut clean = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if word_needs_escape(u64::from_ne_bytes(word)) {
+            break;
+        }
+        clean += 8;
+    }
+    clean
+}
+
 /// Appends `text` in double quotes with the TOON escapes applied.
 pub(crate) fn push_quoted(text: &str, out: &mut String) {
     out.reserve(text.len() + 2);
     out.push('"');
     let bytes = text.as_bytes();
     let mut run_start = 0;
-    for (index, &byte) in bytes.iter().enumerate() {
+    // The byte loop starts after the words that need no escape; they stay in the run.
+    for (index, &byte) in bytes.iter().enumerate().skip(escape_free_prefix(bytes)) {
         let escape: &str = match byte {
             b'\\' => "\\\\",
             b'"' => "\\\"",
@@ -280,6 +313,25 @@ mod tests {
         for key in ["", "9a", "-lead", "a b", "a:b", "café", "a-b", ".a"] {
             assert!(!key_is_bare(key), "{key}");
         }
+    }
+
+    #[test]
+    fn word_escape_test_matches_the_byte_test() {
+        let needs = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+        for special in 0..=255u8 {
+            for position in 0..8 {
+                let mut word = *b"abcdefgh";
+                word[position] = special;
+                assert_eq!(
+                    word_needs_escape(u64::from_ne_bytes(word)),
+                    needs(special),
+                    "{special:#x} at {position}"
+                );
+            }
+        }
+        let text = "0123456789abcdef\"tail";
+        assert_eq!(escape_free_prefix(text.as_bytes()), 16);
+        assert_eq!(quoted(text), "\"0123456789abcdef\\\"tail\"");
     }
 
     #[test]
