@@ -4,6 +4,10 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.io.File;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,5 +42,31 @@ public class NativeLoaderTest {
         String path = NativeLoader.resourcePath();
         assertTrue(path, path.startsWith("/native/" + NativeLoader.os() + "-" + NativeLoader.arch() + "/"));
         assertTrue(path, path.endsWith(NativeLoader.libraryFileName(NativeLoader.os())));
+    }
+
+    /**
+     * An IDE gives every plugin its own class loader, and the JVM ties a library file to the
+     * first class loader that loads it: a second copy of the plugin must still get a working
+     * library (a private copy of the file).
+     */
+    @Test
+    public void aSecondClassLoaderGetsAWorkingPrivateCopy() throws Exception {
+        assertEquals(
+                "The chat could not be shown, but the IDE MCP servers are up",
+                Native.splitModeMessage());
+        String[] classDirectories = System.getProperty("ide.mcp.test.classpath").split(File.pathSeparator);
+        URL[] urls = new URL[classDirectories.length];
+        for (int i = 0; i < classDirectories.length; i++) {
+            urls[i] = new File(classDirectories[i]).toURI().toURL();
+        }
+        try (URLClassLoader pluginCopy = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
+            Class<?> nativeOfTheCopy = Class.forName("dev.lain.claudejb.mcp.Native", true, pluginCopy);
+            assertTrue(nativeOfTheCopy.getClassLoader() == pluginCopy);
+            Method message = nativeOfTheCopy.getDeclaredMethod("splitModeMessage");
+            message.setAccessible(true);
+            assertEquals(
+                    "The chat could not be shown, but the IDE MCP servers are up",
+                    message.invoke(null));
+        }
     }
 }
