@@ -130,13 +130,21 @@ impl RunCall {
             guard: self.shared.config.guard_timeout,
             confirmation: self.shared.config.confirmation_timeout,
         };
-        let decision = decide(
+        // A guard or host that panics is a guard that failed: a denial, never a lost reply.
+        let decision = AssertUnwindSafe(decide(
             self.shared.guard.as_ref(),
             self.shared.host.as_ref(),
             &request,
             timeouts,
-        )
-        .await;
+        ))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_panic| {
+            Decision::Refuse(format!(
+                "denied: the Security Guard failed while judging `{}` (it crashed); nothing ran",
+                request.tool
+            ))
+        });
         let (verdict, reason, refusal) = match decision {
             Decision::Run(reason) => (AuditVerdict::Allowed, reason, None),
             Decision::Refuse(reason) => (AuditVerdict::Denied, reason.clone(), Some(reason)),

@@ -293,3 +293,24 @@ fn split_mode_tells_the_host_with_a_block_for_every_live_server() {
     assert!(!client.run("echo", json!({ "value": 1 })).unwrap().is_error);
     servers.stop();
 }
+
+struct Panicking;
+
+impl SecurityGuard for Panicking {
+    fn judge(&self, _request: &GuardRequest) -> VerdictFuture {
+        panic!("guard bug");
+    }
+}
+
+#[test]
+fn a_panicking_guard_is_a_denial_and_the_connection_goes_on() {
+    let mut setup = Setup::default();
+    setup.guard = Arc::new(Panicking);
+    let servers = TestServers::start_with(setup);
+    let mut client = servers.client();
+    let outcome = client.run("echo", json!({ "value": 1 })).unwrap();
+    assert!(outcome.is_error);
+    assert!(outcome.text.contains("crashed"), "{}", outcome.text);
+    client.request("ping", json!({})).unwrap();
+    servers.stop();
+}
