@@ -69,4 +69,25 @@ public class NativeLoaderTest {
                     message.invoke(null));
         }
     }
+
+    /** With no library for the platform, the error names the OS, the arch and what was looked for. */
+    @Test
+    public void aMissingLibraryIsReportedWithOsArchAndPath() throws Exception {
+        String classPath = System.getProperty("ide.mcp.test.classpath") + File.pathSeparator
+                + new File(LoaderProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Process probe = new ProcessBuilder(
+                        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+                        "-cp", classPath,
+                        "-D" + NativeLoader.CACHE_PROPERTY + "=" + Files.createTempDirectory("native-cache"),
+                        LoaderProbe.class.getName())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, probe.waitFor());
+        assertTrue(output, output.startsWith("java.lang.UnsatisfiedLinkError"));
+        assertTrue(output, output.contains("os " + NativeLoader.os()));
+        assertTrue(output, output.contains("arch " + NativeLoader.arch()));
+        assertTrue(output, output.contains(NativeLoader.resourcePath()));
+        assertTrue(output, output.contains(NativeLoader.LIBRARY_PROPERTY));
+    }
 }
