@@ -15,6 +15,13 @@ use tokio::sync::watch;
 use crate::host::Host;
 use crate::process_info::{descends_from, ClientProcess};
 
+/// A prompt registered by [`AdmissionGate::classify`], to be started with
+/// [`AdmissionGate::ask`].
+pub(crate) struct PendingPrompt {
+    client: ClientProcess,
+    answer: watch::Sender<Option<bool>>,
+}
+
 /// What the gate knows, behind one lock (never held across an await or a host call).
 #[derive(Debug, Default)]
 struct GateState {
@@ -44,8 +51,9 @@ pub(crate) enum Admission {
     Refused,
     /// Wait for the host's answer to this prompt (`None` until it answers).
     Wait(watch::Receiver<Option<bool>>),
-    /// A new prompt is needed; whoever gets this starts it with [`AdmissionGate::ask`].
-    Ask(ClientProcess),
+    /// A new prompt is needed, and it is already registered (so connections classified after
+    /// this one wait on it); whoever gets this starts it with [`AdmissionGate::ask`].
+    Ask(PendingPrompt),
 }
 
 impl AdmissionGate {
@@ -112,23 +120,30 @@ impl AdmissionGate {
         {
             return Admission::Wait(answer.clone());
         }
-        Admission::Ask(client)
+        // Registered under the same lock as the look-up above, so two connections of one
+        // client arriving together cannot both start a prompt.
+        let (answer, receiver) = watch::channel(None);
+        state.pending.push((client.clone(), receiver));
+        Admission::Ask(PendingPrompt { client, answer })
     }
 
-    /// Starts the prompt for `client`: registers it so later connections of the same client
-    /// wait on it, and returns the future that asks the host and records the answer. The
-    /// caller spawns that future; it settles even if the first connection goes away.
+    /// The prompt registered by `classify`: returns where its answer will appear, and the
+    /// future that asks the host and records the answer. The caller spawns that future; it
+    /// settles even if the first connection goes away.
     pub(crate) fn ask(
         self: &Arc<Self>,
         host: Arc<dyn Host>,
-        client: ClientProcess,
+        prompt: PendingPrompt,
         timeout: Duration,
     ) -> (
         watch::Receiver<Option<bool>>,
         impl std::future::Future<Output = ()> + Send + 'static,
     ) {
-        let (sender, receiver) = watch::channel(None);
-        self.lock().pending.push((client.clone(), receiver.clone()));
+        let PendingPrompt {
+            client,
+            answer: sender,
+        } = prompt;
+        let receiver = sender.subscribe();
         let gate = Arc::clone(self);
         let prompt = async move {
             let answer = tokio::time::timeout(timeout, host.unexpected_client(&client))

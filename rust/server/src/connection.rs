@@ -240,10 +240,10 @@ async fn admit(
         Admission::Admitted => return Some(early),
         Admission::Refused => return None,
         Admission::Wait(receiver) => receiver,
-        Admission::Ask(client) => {
+        Admission::Ask(pending) => {
             let (receiver, prompt) = shared.admission.ask(
                 Arc::clone(&shared.host),
-                client,
+                pending,
                 shared.config.admission_timeout,
             );
             let shutdown = shared.shutdown.clone();
