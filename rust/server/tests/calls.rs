@@ -301,7 +301,7 @@ fn a_long_call_gets_heartbeats_when_the_handler_reports_nothing() {
     setup.config.progress_heartbeat = Duration::from_millis(100);
     let servers = TestServers::start_with(setup);
     let mut client = servers.client();
-    let mut params = run_params("sleep", json!({ "ms": 450 }));
+    let mut params = run_params("sleep", json!({ "ms": 1000 }));
     params["_meta"] = json!({ "progressToken": 9 });
     let id = client.send_request("tools/call", params).unwrap();
     let (_reply, before) = read_until_response(&mut client, &id.to_value());
@@ -339,7 +339,8 @@ fn the_per_server_handler_cap_refuses_at_once() {
     second
         .send_request("tools/call", run_params("sleep", json!({ "ms": 30_000 })))
         .unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    // A call is audited after it took its handler slot: two records, two slots held.
+    wait_until(|| servers.servers().audit_log().len() == 2);
     let mut third = servers.client();
     let refused = third.run("echo", json!({ "value": 1 })).unwrap();
     assert!(refused.is_error);
