@@ -262,7 +262,11 @@ async fn admit(
         tokio::select! {
             biased;
             _ = cancellation.cancelled() => return None,
-            allowed = &mut answer => return allowed.then_some(early),
+            allowed = &mut answer => {
+                // A client that left while held is gone even if the answer came first:
+                // nothing it sent may run.
+                return (allowed && !hung_up(stream, &mut early)).then_some(early);
+            }
             ready = stream.readable(), if early.len() < PRE_ADMISSION_BYTES => {
                 ready.ok()?;
                 early.reserve(READ_CHUNK_BYTES);
@@ -276,6 +280,24 @@ async fn admit(
             }
         }
     }
+}
+
+/// Reads whatever is already waiting, without blocking, and says whether the peer has hung up.
+/// It asks the socket itself rather than tokio, whose readiness may not have caught up with a
+/// hang-up that happened a moment ago.
+fn hung_up(stream: &UnixStream, early: &mut BytesMut) -> bool {
+    use std::os::fd::AsFd;
+    let mut chunk = [0u8; 4096];
+    while early.len() < PRE_ADMISSION_BYTES {
+        match rustix::net::recv(stream.as_fd(), &mut chunk, rustix::net::RecvFlags::DONTWAIT) {
+            Ok((0, _)) => return true,
+            Ok((read, _)) => early.extend_from_slice(&chunk[..read]),
+            Err(rustix::io::Errno::AGAIN) => return false,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => return true,
+        }
+    }
+    false
 }
 
 /// Writes queued messages in order, coalescing whatever is ready into one write. A client
