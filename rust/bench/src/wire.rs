@@ -11,9 +11,9 @@ use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
-use ide_mcp_protocol::ndjson::{encode_line, LineDecoder};
-use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
+use ide_mcp_protocol::frame::{FrameDecoder, MAX_FRAME_BYTES};
+use ide_mcp_protocol::ndjson::LineDecoder;
+use ide_mcp_server::limits::DecodeLimits;
 use serde_json::Value;
 
 /// The first id a benchmark call gets. Every id has exactly [`ID_DIGITS`] digits, so patching
@@ -29,50 +29,19 @@ const LAST_CALL_ID: u64 = 9_999_999_999;
 /// How many bytes one `read` asks the socket for.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
-/// The two wires the targets speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wire {
-    /// `<length>\n<TOON payload>`.
-    Frames,
-    /// One compact JSON message per line.
-    Lines,
-}
+pub use ide_mcp_server::wire::Wire;
 
-impl Wire {
-    /// A short label for reports.
-    pub fn label(self) -> &'static str {
-        match self {
-            Wire::Frames => "frames/TOON",
-            Wire::Lines => "NDJSON",
-        }
-    }
-}
-
-/// `message` encoded for `wire`, framing included.
+/// `message` encoded for `wire`, framing included (the servers' own encoder).
 pub fn encode_message(wire: Wire, message: &Value) -> Vec<u8> {
     let mut encoded = BytesMut::new();
-    match wire {
-        Wire::Frames => {
-            let payload = encode(message, &EncodeOptions::default());
-            encode_frame(payload.as_bytes(), MAX_FRAME_BYTES, &mut encoded)
-                .expect("a benchmark message is far below the frame limit");
-        }
-        Wire::Lines => {
-            let payload = serde_json::to_vec(message).expect("a JSON value always serialises");
-            encode_line(&payload, &mut encoded);
-        }
-    }
+    ide_mcp_server::wire::encode_message(wire, message, MAX_FRAME_BYTES, &mut encoded)
+        .expect("a benchmark message is far below the frame limit");
     encoded.to_vec()
 }
 
-/// Decodes one message payload (without its framing).
+/// Decodes one message payload (without its framing), as the servers do.
 pub fn decode_payload(wire: Wire, payload: &[u8]) -> Result<Value, String> {
-    match wire {
-        Wire::Frames => {
-            decode_bytes(payload, &DecodeOptions::default()).map_err(|error| error.to_string())
-        }
-        Wire::Lines => serde_json::from_slice(payload).map_err(|error| error.to_string()),
-    }
+    ide_mcp_server::wire::decode_payload(wire, payload, &DecodeLimits::default())
 }
 
 /// A pre-encoded request whose id digits are rewritten for each call.

@@ -19,6 +19,16 @@ pub enum Wire {
     Lines,
 }
 
+impl Wire {
+    /// A short name for people: `frames/TOON` or `NDJSON`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Wire::Frames => "frames/TOON",
+            Wire::Lines => "NDJSON",
+        }
+    }
+}
+
 /// Why a connection's byte stream cannot go on. Every variant closes the connection,
 /// because the stream cannot be resynchronised after it.
 #[derive(Debug, thiserror::Error)]
