@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use ide_mcp_protocol::json::parse_strict;
 use ide_mcp_server::client::{
-    Client, ClientError, ClientWire, ToolOutcome, INVALID_REQUEST_CODE, REQUEST_REJECTED_MESSAGE,
+    Client, ClientError, ToolOutcome, Wire, INVALID_REQUEST_CODE, REQUEST_REJECTED_MESSAGE,
 };
 use serde_json::json;
 
@@ -144,8 +144,8 @@ fn call(
 
 fn connect(connection: &ConnectionArgs) -> Result<Client, (&'static str, ClientError)> {
     let wire = match connection.wire {
-        WireArg::Framed => ClientWire::Framed,
-        WireArg::Lines => ClientWire::Lines,
+        WireArg::Framed => Wire::Frames,
+        WireArg::Lines => Wire::Lines,
     };
     let client =
         Client::connect_with(&connection.socket, wire).map_err(|error| ("connecting", error))?;

@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
+use ide_mcp_protocol::frame::{FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::json::parse_strict;
 use ide_mcp_protocol::jsonrpc::ErrorCode;
 pub use ide_mcp_protocol::jsonrpc::Id;
-use ide_mcp_protocol::ndjson::{encode_line, LineDecoder};
-use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
+use ide_mcp_protocol::ndjson::LineDecoder;
+use ide_mcp_protocol::toon::{decode_bytes, DecodeOptions};
 use serde_json::{json, Map, Value};
 
 pub use crate::mcp::TOKEN_META_KEY;
@@ -38,15 +38,9 @@ pub use crate::mcp::REQUEST_REJECTED as REQUEST_REJECTED_MESSAGE;
 /// How many bytes one `read` call asks the socket for.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
-/// Which of the two wires a [`Client`] speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ClientWire {
-    /// `<decimal length>\n<payload>` frames whose payload is TOON: the servers' native wire.
-    #[default]
-    Framed,
-    /// One compact JSON message per line, for peers that speak the MCP stdio style over a socket.
-    Lines,
-}
+use crate::wire::encode_message;
+/// Which of the two wires a [`Client`] speaks (the servers' own [`Wire`]).
+pub use crate::wire::Wire;
 
 /// What went wrong talking to a server. Each variant says what failed and on what, so a person
 /// reading the message knows what to try next.
@@ -128,7 +122,7 @@ pub struct Client {
     /// The connected socket; reads and writes both go through it.
     stream: UnixStream,
     /// The wire spoken on `stream`.
-    wire: ClientWire,
+    wire: Wire,
     /// Where the socket lives, for error messages.
     socket: Option<PathBuf>,
     /// The token file re-read by [`Client::reload_token`]; none for a client built on a bare stream.
@@ -171,11 +165,11 @@ impl Client {
     /// Connects to `socket` over the framed TOON wire, with the token from the `token` file
     /// beside the socket.
     pub fn connect(socket: &Path) -> Result<Client, ClientError> {
-        Client::connect_with(socket, ClientWire::Framed)
+        Client::connect_with(socket, Wire::Frames)
     }
 
     /// Connects to `socket` over `wire`, with the token from the `token` file beside the socket.
-    pub fn connect_with(socket: &Path, wire: ClientWire) -> Result<Client, ClientError> {
+    pub fn connect_with(socket: &Path, wire: Wire) -> Result<Client, ClientError> {
         let stream = UnixStream::connect(socket).map_err(|source| ClientError::Connect {
             socket: socket.to_path_buf(),
             source,
@@ -191,10 +185,10 @@ impl Client {
 
     /// Wraps an already connected stream. The client has no token and no token file until
     /// [`Client::set_token`] or [`Client::set_token_file`] gives it one.
-    pub fn from_stream(stream: UnixStream, wire: ClientWire) -> Client {
+    pub fn from_stream(stream: UnixStream, wire: Wire) -> Client {
         let decoder = match wire {
-            ClientWire::Framed => WireDecoder::Framed(FrameDecoder::new(MAX_FRAME_BYTES)),
-            ClientWire::Lines => WireDecoder::Lines(LineDecoder::new(MAX_FRAME_BYTES)),
+            Wire::Frames => WireDecoder::Framed(FrameDecoder::new(MAX_FRAME_BYTES)),
+            Wire::Lines => WireDecoder::Lines(LineDecoder::new(MAX_FRAME_BYTES)),
         };
         Client {
             stream,
@@ -212,7 +206,7 @@ impl Client {
     }
 
     /// The wire this client speaks.
-    pub fn wire(&self) -> ClientWire {
+    pub fn wire(&self) -> Wire {
         self.wire
     }
 
@@ -264,18 +258,8 @@ impl Client {
     /// Sends `message` exactly as given, with nothing attached.
     pub fn send_value(&mut self, message: &Value) -> Result<(), ClientError> {
         let mut encoded = BytesMut::new();
-        match self.wire {
-            ClientWire::Framed => {
-                let payload = encode(message, &EncodeOptions::default());
-                encode_frame(payload.as_bytes(), MAX_FRAME_BYTES, &mut encoded)
-                    .map_err(|error| ClientError::Encode(error.to_string()))?;
-            }
-            ClientWire::Lines => {
-                let payload = serde_json::to_vec(message)
-                    .map_err(|error| ClientError::Encode(error.to_string()))?;
-                encode_line(&payload, &mut encoded);
-            }
-        }
+        encode_message(self.wire, message, MAX_FRAME_BYTES, &mut encoded)
+            .map_err(|error| ClientError::Encode(error.to_string()))?;
         self.send_raw_bytes(&encoded)
     }
 
@@ -415,12 +399,12 @@ impl Client {
                 return Ok(None);
             };
             match self.wire {
-                ClientWire::Framed => {
+                Wire::Frames => {
                     return decode_bytes(&payload, &DecodeOptions::default())
                         .map(Some)
                         .map_err(|error| ClientError::Decode(format!("invalid TOON: {error}")));
                 }
-                ClientWire::Lines => {
+                Wire::Lines => {
                     // A blank line carries no message; peers may send one as a keep-alive.
                     if payload.iter().all(u8::is_ascii_whitespace) {
                         continue;

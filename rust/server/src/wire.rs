@@ -11,9 +11,10 @@ use tokio_util::codec::Decoder;
 use crate::limits::DecodeLimits;
 
 /// Which wire a connection speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Wire {
-    /// `<length>\n<TOON payload>` in both directions.
+    /// `<length>\n<TOON payload>` in both directions: the servers' native wire.
+    #[default]
     Frames,
     /// One JSON message per line in both directions.
     Lines,

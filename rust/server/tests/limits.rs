@@ -199,7 +199,7 @@ fn deep_nesting_is_a_parse_error_on_both_wires() {
     line.push(b'\n');
     let mut stream = UnixStream::connect(servers.socket(ServerName::Code)).unwrap();
     stream.write_all(&line).unwrap();
-    let mut lines = Client::from_stream(stream, ide_mcp_server::client::ClientWire::Lines);
+    let mut lines = Client::from_stream(stream, ide_mcp_server::client::Wire::Lines);
     let reply = lines.read_message().unwrap().unwrap();
     assert_eq!(reply["error"]["code"], -32700);
     let mut framed = servers.client();

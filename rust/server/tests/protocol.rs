@@ -3,7 +3,7 @@
 
 mod support;
 
-use ide_mcp_server::client::ClientWire;
+use ide_mcp_server::client::Wire;
 use ide_mcp_server::mcp::{PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, TOKEN_META_KEY};
 use ide_mcp_server::ServerName;
 use serde_json::{json, Value};
@@ -198,7 +198,7 @@ fn a_result_over_the_output_budget_is_cut_and_says_so() {
 #[test]
 fn the_ndjson_wire_is_chosen_by_a_leading_brace() {
     let servers = TestServers::start();
-    let mut client = servers.client_of(ServerName::Vcs, ClientWire::Lines);
+    let mut client = servers.client_of(ServerName::Vcs, Wire::Lines);
     let init = client.initialize().unwrap();
     assert_eq!(init["serverInfo"]["name"], "ide-mcp-vcs");
     let echoed = client.run("echo", json!({ "value": [1, 2, 3] })).unwrap();

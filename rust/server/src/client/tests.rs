@@ -64,7 +64,7 @@ fn token_of(message: &Value) -> Option<&str> {
 
 fn framed_pair() -> (Client, FramedPeer) {
     let (client_side, server_side) = UnixStream::pair().unwrap();
-    let mut client = Client::from_stream(client_side, ClientWire::Framed);
+    let mut client = Client::from_stream(client_side, Wire::Frames);
     client.set_token(Some("secret-token".to_owned()));
     (client, FramedPeer::new(server_side))
 }
@@ -144,7 +144,7 @@ fn a_client_without_a_token_sends_no_meta() {
 #[test]
 fn lines_wire_sends_one_compact_json_object_per_line() {
     let (client_side, server_side) = UnixStream::pair().unwrap();
-    let mut client = Client::from_stream(client_side, ClientWire::Lines);
+    let mut client = Client::from_stream(client_side, Wire::Lines);
     client.set_token(Some("line-token".to_owned()));
 
     client
@@ -172,7 +172,7 @@ fn lines_wire_sends_one_compact_json_object_per_line() {
 #[test]
 fn lines_wire_reads_replies_and_skips_blank_lines() {
     let (client_side, mut server_side) = UnixStream::pair().unwrap();
-    let mut client = Client::from_stream(client_side, ClientWire::Lines);
+    let mut client = Client::from_stream(client_side, Wire::Lines);
 
     server_side
         .write_all(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")

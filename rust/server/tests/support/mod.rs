@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ide_mcp_server::client::{Client, ClientWire};
+use ide_mcp_server::client::{Client, Wire};
 use ide_mcp_server::clock::ManualClock;
 use ide_mcp_server::diagnostics::diagnostics_domain;
 use ide_mcp_server::{
@@ -80,10 +80,10 @@ impl TestServers {
     /// A framed client of `code`, not yet initialised, with a read timeout so a missing reply
     /// fails the test instead of hanging it.
     pub fn client(&self) -> Client {
-        self.client_of(ServerName::Code, ClientWire::Framed)
+        self.client_of(ServerName::Code, Wire::Frames)
     }
 
-    pub fn client_of(&self, server: ServerName, wire: ClientWire) -> Client {
+    pub fn client_of(&self, server: ServerName, wire: Wire) -> Client {
         let client = Client::connect_with(&self.socket(server), wire).unwrap();
         client
             .set_read_timeout(Some(Duration::from_secs(20)))
