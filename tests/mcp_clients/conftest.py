@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,31 +76,31 @@ def _read_line_with_timeout(stream, timeout: float) -> str | None:
     return box[0] if box else None
 
 
-@pytest.fixture
-def ide_servers():
-    """Starts the servers under test for one test; stops them by closing standard input,
-    then checks that they exited with status 0 and removed their runtime directory."""
-    if not IDE_MCP.exists():
-        pytest.fail(f"{IDE_MCP} is missing: run `cargo build --release -p ide-mcp-cli` first")
+@contextmanager
+def serving(make_command, what="server", env=None):
+    """Runs `make_command(base)` with a fresh short base directory, waits for its ready line and
+    yields its RunningServers; then stops it by closing standard input and checks that it
+    exited with status 0 and removed its runtime directory."""
     # A short base keeps the socket paths well under the 100-byte limit of the contract.
     base = Path(tempfile.mkdtemp(prefix="imcp-", dir="/tmp"))
     stderr_path = base.parent / f"{base.name}.stderr"
     stderr = open(stderr_path, "wb")
     process = subprocess.Popen(
-        server_command(base),
+        make_command(base),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=stderr,
         text=True,
         encoding="utf-8",
+        env=env,
     )
     try:
         line = _read_line_with_timeout(process.stdout, START_TIMEOUT)
         if line is None:
-            pytest.fail(f"the server printed nothing in {START_TIMEOUT} s")
+            pytest.fail(f"the {what} printed nothing in {START_TIMEOUT} s; stderr: {_tail(stderr_path)}")
         match = READY.match(line.rstrip("\n"))
         if not match:
-            pytest.fail(f"unexpected first line from the server: {line!r}; stderr: {_tail(stderr_path)}")
+            pytest.fail(f"unexpected first line from the {what}: {line!r}; stderr: {_tail(stderr_path)}")
         servers = RunningServers(directory=Path(match.group("dir")), process=process)
         assert servers.directory.is_dir()
         yield servers
@@ -107,8 +108,8 @@ def ide_servers():
         try:
             status = process.wait(timeout=STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"the server did not stop within {STOP_TIMEOUT} s of its stdin closing")
-        assert status == 0, f"the server exited with {status}; stderr: {_tail(stderr_path)}"
+            pytest.fail(f"the {what} did not stop within {STOP_TIMEOUT} s of its stdin closing")
+        assert status == 0, f"the {what} exited with {status}; stderr: {_tail(stderr_path)}"
         assert not servers.directory.exists(), f"{servers.directory} was left behind"
     finally:
         if process.poll() is None:
@@ -122,6 +123,15 @@ def ide_servers():
         stderr.close()
         stderr_path.unlink(missing_ok=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def ide_servers():
+    """The servers under test for one test (see `serving`)."""
+    if not IDE_MCP.exists():
+        pytest.fail(f"{IDE_MCP} is missing: run `cargo build --release -p ide-mcp-cli` first")
+    with serving(server_command) as servers:
+        yield servers
 
 
 def _tail(path: Path, limit: int = 2000) -> str:

@@ -20,7 +20,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from conftest import IDE_MCP, READY, REPO, START_TIMEOUT, STOP_TIMEOUT, _read_line_with_timeout, _tail, toon_decode
+from conftest import IDE_MCP, REPO, serving, toon_decode
 
 SERVE = REPO / "scripts" / "serve.sh"
 WAIT = 20
@@ -66,51 +66,21 @@ def project():
     shutil.rmtree(temp, ignore_errors=True)
 
 
+def serve_project(built_host, project):
+    """The headless host, built already, serving `project` (see conftest.serving)."""
+    env = dict(os.environ, IDE_MCP_SKIP_BUILD="1")
+
+    def command(base):
+        return [str(built_host), "--base", str(base), "--stop-on-stdin-eof", str(project)]
+
+    return serving(command, what="headless host", env=env)
+
+
 @pytest.fixture
 def headless(built_host, project):
     """The headless host serving `project`; yields its runtime directory."""
-    base = Path(tempfile.mkdtemp(prefix="imcp-", dir="/tmp"))
-    stderr_path = base.parent / f"{base.name}.stderr"
-    stderr = open(stderr_path, "wb")
-    env = dict(os.environ, IDE_MCP_SKIP_BUILD="1")
-    process = subprocess.Popen(
-        [str(built_host), "--base", str(base), "--stop-on-stdin-eof", str(project)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        encoding="utf-8",
-        env=env,
-    )
-    try:
-        line = _read_line_with_timeout(process.stdout, START_TIMEOUT)
-        if line is None:
-            pytest.fail(f"the headless host printed nothing in {START_TIMEOUT} s; stderr: {_tail(stderr_path)}")
-        match = READY.match(line.rstrip("\n"))
-        if not match:
-            pytest.fail(f"unexpected first line from the host: {line!r}; stderr: {_tail(stderr_path)}")
-        directory = Path(match.group("dir"))
-        assert directory.is_dir()
-        yield directory
-        process.stdin.close()
-        try:
-            status = process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the host did not stop within {STOP_TIMEOUT} s of its stdin closing")
-        assert status == 0, f"the host exited with {status}; stderr: {_tail(stderr_path)}"
-        assert not directory.exists(), f"{directory} was left behind"
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
-        for stream in (process.stdin, process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        stderr.close()
-        stderr_path.unlink(missing_ok=True)
-        shutil.rmtree(base, ignore_errors=True)
+    with serve_project(built_host, project) as servers:
+        yield servers.directory
 
 
 @asynccontextmanager
@@ -215,21 +185,6 @@ def test_a_project_without_git_has_no_vcs_socket(built_host, tmp_path):
     project = tmp_path / "plain"
     project.mkdir()
     (project / "a.txt").write_text("plain\n")
-    base = Path(tempfile.mkdtemp(prefix="imcp-", dir="/tmp"))
-    try:
-        process = subprocess.Popen(
-            [str(built_host), "--base", str(base), "--stop-on-stdin-eof", str(project)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=dict(os.environ, IDE_MCP_SKIP_BUILD="1"),
-        )
-        line = _read_line_with_timeout(process.stdout, START_TIMEOUT)
-        match = READY.match((line or "").rstrip("\n"))
-        assert match, line
-        directory = Path(match.group("dir"))
-        assert sorted(p.name for p in directory.glob("*.sock")) == ["code.sock", "ops.sock", "run.sock"]
-        process.stdin.close()
-        assert process.wait(timeout=STOP_TIMEOUT) == 0
-        process.stdout.close()
-        assert not directory.exists()
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with serve_project(built_host, project) as servers:
+        sockets = sorted(p.name for p in servers.directory.glob("*.sock"))
+        assert sockets == ["code.sock", "ops.sock", "run.sock"]
