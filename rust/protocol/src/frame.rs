@@ -11,8 +11,7 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-/// The largest payload a frame may carry unless a lower limit is configured: 64 MiB.
-pub const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
+pub use crate::contract::MAX_FRAME_BYTES;
 
 /// The most digits a header may have. Ten digits already exceed any sane payload; the
 /// bound lets a runaway header be rejected after eleven bytes instead of never.

@@ -9,8 +9,7 @@ use ide_mcp_protocol::frame::MAX_FRAME_BYTES;
 use crate::limits::DecodeLimits;
 use crate::token_ring::TokenRingConfig;
 
-/// How many calls one connection may have in flight (the contract's `QUEUE_DEPTH`).
-pub const QUEUE_DEPTH: usize = 16;
+pub use ide_mcp_protocol::contract::QUEUE_DEPTH;
 
 /// Every knob of a running server set.
 #[derive(Clone, Debug)]

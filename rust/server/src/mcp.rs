@@ -18,17 +18,10 @@ pub const LEGACY_PROTOCOL_VERSIONS: [&str; 4] =
 /// The modern (stateless) protocol versions.
 pub const MODERN_PROTOCOL_VERSIONS: [&str; 1] = ["2026-07-28"];
 
-/// Where a modern request names its protocol version.
-pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+pub use ide_mcp_protocol::contract::{PROTOCOL_VERSION_META_KEY, REQUEST_REJECTED, TOKEN_META_KEY};
 
 /// Where every result names the server that produced it.
 pub const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
-
-/// Where every request and notification carries the token.
-pub const TOKEN_META_KEY: &str = "dev.lain.claudejb/token";
-
-/// The exact message of every authentication failure, whatever was wrong.
-pub const REQUEST_REJECTED: &str = "request rejected";
 
 /// This library's version, as `serverInfo.version`.
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");

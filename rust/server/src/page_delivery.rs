@@ -7,8 +7,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-/// The text of the split-mode notice.
-pub const SPLIT_MODE_MESSAGE: &str = "The chat could not be shown, but the IDE MCP servers are up";
+pub use ide_mcp_protocol::contract::SPLIT_MODE_MESSAGE;
 
 /// What the host shows in split mode.
 #[derive(Clone, Debug, PartialEq)]

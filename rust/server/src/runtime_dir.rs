@@ -39,14 +39,7 @@ use rustix::io::Errno;
 /// Linux and 104 on macOS, including the terminating NUL; 100 leaves margin.
 pub const MAX_SOCKET_PATH_BYTES: usize = 100;
 
-/// Name of the directory under `<base>` shared by all instances of this user.
-pub const SHARED_DIR_NAME: &str = "claude-ide-mcp";
-
-/// File names of the server sockets, one per server.
-pub const SOCKET_FILE_NAMES: [&str; 4] = ["code.sock", "run.sock", "vcs.sock", "ops.sock"];
-
-/// Name of the token file clients read.
-pub const TOKEN_FILE_NAME: &str = "token";
+pub use ide_mcp_protocol::contract::{SHARED_DIR_NAME, TOKEN_FILE_NAME};
 
 /// Name under which the token is written before being renamed to
 /// [`TOKEN_FILE_NAME`].

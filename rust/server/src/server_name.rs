@@ -38,12 +38,7 @@ impl ServerName {
 
     /// The socket's file name inside the runtime directory.
     pub fn socket_file_name(self) -> &'static str {
-        match self {
-            ServerName::Code => "code.sock",
-            ServerName::Run => "run.sock",
-            ServerName::Vcs => "vcs.sock",
-            ServerName::Ops => "ops.sock",
-        }
+        ide_mcp_protocol::contract::SOCKET_FILE_NAMES[self as usize]
     }
 }
 

@@ -20,11 +20,7 @@ use subtle::{Choice, ConstantTimeEq};
 
 use crate::clock::Clock;
 
-/// Default time between rotations: 30 minutes.
-pub const ROTATION_MILLIS: u64 = 30 * 60 * 1000;
-
-/// Default time the previous token stays valid after a rotation: 60 seconds.
-pub const DEFAULT_OVERLAP_MILLIS: u64 = 60 * 1000;
+pub use ide_mcp_protocol::contract::{DEFAULT_OVERLAP_MILLIS, ROTATION_MILLIS};
 
 /// Random bytes per token.
 pub const TOKEN_BYTES: usize = 32;
