@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::connection;
 use crate::peer_credentials::{is_same_user, peer_credentials};
 use crate::server_name::ServerName;
+use crate::session::caps;
 use crate::shared::Shared;
 
 /// How long to back off when `accept` fails (for example out of file descriptors), so a
@@ -23,16 +24,15 @@ pub(crate) async fn accept_loop(
     shared: Arc<Shared>,
     stop: CancellationToken,
 ) {
-    let connection_slots = shared.connection_slots(server);
     loop {
         // Take a connection slot before accepting, so that over the cap clients wait in the
         // kernel's backlog instead of costing a task each.
         let slot = tokio::select! {
             biased;
             _ = stop.cancelled() => return,
-            slot = Arc::clone(&connection_slots).acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_closed) => return,
+            slot = caps::connection_slot(&shared, server) => match slot {
+                Some(slot) => slot,
+                None => return,
             },
         };
         let accepted = tokio::select! {

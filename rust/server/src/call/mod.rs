@@ -1,0 +1,42 @@
+//! The call path of `run(tool, args)`: from an admitted call to its reply.
+//!
+//! - [`run`]: [`RunCall`], one call from lookup to reply: validation, the baseline policy,
+//!   the checkpoint, the audit record, the handler under its deadline, the output budget.
+//! - [`checkpoint`]: the guard's verdict, the policy's concerns, destructive tools asking.
+//! - [`progress`]: `notifications/progress` while a call runs.
+
+pub(crate) mod checkpoint;
+pub(crate) mod progress;
+pub(crate) mod run;
+
+use std::time::{Duration, Instant};
+
+pub(crate) use run::RunCall;
+
+use crate::shared::Shared;
+
+/// A call that runs longer than this on the connection's task before answering or waiting
+/// makes the connection yield before its next message.
+const INLINE_CALL_YIELD_AFTER: Duration = Duration::from_micros(500);
+
+/// Starts an admitted call.
+///
+/// Most calls finish without waiting for anything (a Rust handler, a guard that answers at
+/// once): the call is polled here first, on the connection's task, so such a call costs no
+/// task of its own and no wake-up of another thread. Only a call that has to wait moves to a
+/// task of its own, so the connection goes on reading (and can cancel it) meanwhile. Whatever
+/// the call registered a wake-up with while polled here is registered again by the task's
+/// first poll (every future re-registers on each poll), so nothing is lost.
+pub(crate) async fn start(shared: &Shared, call: RunCall) {
+    let started = Instant::now();
+    let mut call = Box::pin(call.run());
+    if futures::poll!(call.as_mut()).is_pending() {
+        shared.tasks.spawn(call);
+    }
+    if started.elapsed() > INLINE_CALL_YIELD_AFTER {
+        // A handler that computed for long before answering: let the writer (queued behind
+        // this task on this thread) and other tasks run before the next message, as they
+        // would have while the call ran in a task of its own.
+        tokio::task::yield_now().await;
+    }
+}

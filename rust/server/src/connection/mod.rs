@@ -1,0 +1,153 @@
+//! The transport layer of one connection: hold it while the host decides on an unexpected
+//! client, read its bytes under the read timers, cut them into payloads for its session, and
+//! write every reply through one writer task.
+//!
+//! - [`admission_hold`]: an unexpected client waits here for the host's answer.
+//! - [`read_timing`]: the first-message, header, body and idle timers.
+//! - [`writer`]: the writer task and its write timeout.
+
+mod admission_hold;
+mod read_timing;
+mod writer;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use tokio::net::UnixStream;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio_util::codec::Decoder;
+
+use crate::guard::ClientIdentity;
+use crate::peer_credentials::PeerCredentials;
+use crate::server_name::ServerName;
+use crate::session::in_flight::InFlightCalls;
+use crate::session::Session;
+use crate::shared::Shared;
+use crate::wire::{Wire, WireDecoder};
+use read_timing::{Expiry, ReadTiming};
+
+/// Room in the outgoing queue beyond the slots reserved by in-flight calls, for control
+/// replies and progress notifications.
+const CONTROL_QUEUE_CAPACITY: usize = 32;
+
+/// How much a connection reads at a time.
+const READ_CHUNK_BYTES: usize = 8 * 1024;
+
+/// Serves one accepted connection until the client leaves, breaks a limit, or the servers
+/// stop. `_connection_slot` is this connection's share of the server's connection cap.
+pub(crate) async fn serve(
+    stream: UnixStream,
+    shared: Arc<Shared>,
+    server: ServerName,
+    peer: PeerCredentials,
+    _connection_slot: OwnedSemaphorePermit,
+) {
+    let accepted_at = Instant::now();
+    let cancellation = shared.shutdown.child_token();
+    let Some(early_bytes) = admission_hold::admit(&stream, &shared, &peer, &cancellation).await
+    else {
+        tracing::info!(server = %server, pid = peer.pid, "connection not admitted; closed");
+        return;
+    };
+    let connection_id = shared.next_connection_id();
+    let (read_half, write_half) = stream.into_split();
+    let (outgoing, outgoing_queue) =
+        mpsc::channel(shared.config.queue_depth + CONTROL_QUEUE_CAPACITY);
+    let mut session = Session {
+        in_flight: Arc::new(InFlightCalls::new(shared.config.queue_depth)),
+        identity: ClientIdentity {
+            pid: Some(peer.pid),
+            name: None,
+            connection_id,
+        },
+        shared: Arc::clone(&shared),
+        server,
+        cancellation: cancellation.clone(),
+        outgoing,
+        bad_messages: 0,
+    };
+    let mut decoder = WireDecoder::new(shared.config.max_frame_bytes);
+    let mut buffer = early_bytes;
+    let mut writer = Some((write_half, outgoing_queue));
+    let mut timing = ReadTiming {
+        accepted_at,
+        saw_message: false,
+        message_started: None,
+        last_activity: accepted_at,
+    };
+    let close_reason = 'connection: loop {
+        loop {
+            let payload = match decoder.decode(&mut buffer) {
+                Ok(Some(payload)) => payload,
+                Ok(None) => break,
+                Err(error) => break 'connection format!("unreadable stream: {error}"),
+            };
+            timing.saw_message = true;
+            timing.message_started = None;
+            timing.last_activity = Instant::now();
+            let wire = decoder.wire().unwrap_or(Wire::Frames);
+            if let Some((write_half, queue)) = writer.take() {
+                shared.tasks.spawn(writer::write_replies(
+                    write_half,
+                    queue,
+                    wire,
+                    shared.config.max_frame_bytes,
+                    shared.config.write_timeout,
+                    cancellation.clone(),
+                ));
+            }
+            session.handle_payload(wire, &payload).await;
+            if session.bad_messages > shared.config.max_bad_messages {
+                break 'connection format!(
+                    "more than {} bad messages",
+                    shared.config.max_bad_messages
+                );
+            }
+        }
+        if buffer.is_empty() {
+            // An idle connection keeps no read buffer at all.
+            buffer = BytesMut::new();
+            timing.message_started = None;
+        } else if timing.message_started.is_none() {
+            timing.message_started = Some(Instant::now());
+        }
+        let (deadline, expiry) = timing.next_deadline(
+            &shared.config,
+            &buffer,
+            decoder.wire(),
+            session.in_flight.len(),
+        );
+        tokio::select! {
+            biased;
+            _ = cancellation.cancelled() => break 'connection "closed".to_owned(),
+            _ = tokio::time::sleep_until(deadline.into()) => match expiry {
+                Expiry::Close(reason) => break 'connection reason.to_owned(),
+                Expiry::Recheck => timing.last_activity = Instant::now(),
+            },
+            ready = read_half.readable() => {
+                if let Err(error) = ready {
+                    break 'connection format!("read failed: {error}");
+                }
+                if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
+                    buffer.reserve(READ_CHUNK_BYTES);
+                }
+                match read_half.try_read_buf(&mut buffer) {
+                    Ok(0) => {
+                        if let Err(error) = decoder.decode_eof(&mut buffer) {
+                            break 'connection format!("unreadable stream: {error}");
+                        }
+                        break 'connection "the client closed the connection".to_owned();
+                    }
+                    Ok(_) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(error) => break 'connection format!("read failed: {error}"),
+                }
+            }
+        }
+    };
+    tracing::debug!(server = %server, connection_id, reason = %close_reason, "connection closed");
+    // A closed connection cancels all of its calls; their tasks end without replying.
+    cancellation.cancel();
+    session.in_flight.cancel_all();
+}

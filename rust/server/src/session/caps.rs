@@ -1,0 +1,98 @@
+//! The budgets a client cannot exceed, and what it is told when it reaches one: calls in
+//! flight on a connection (`QUEUE_DEPTH`), handlers running at once on a server, connections
+//! open on a server. A call over a cap is answered at once and the connection keeps reading,
+//! so a cancellation still gets through.
+
+use std::sync::Arc;
+
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::{ServerResult, ToolResult};
+use crate::server_name::ServerName;
+use crate::session::in_flight::Refusal;
+use crate::session::Session;
+use crate::shared::Shared;
+
+/// What an admitted call holds until it ends.
+pub(crate) struct AdmittedCall {
+    /// Fires when the call is cancelled, the connection closes or the servers stop.
+    pub(crate) cancellation: CancellationToken,
+    /// One of the server's handler slots.
+    pub(crate) handler_slot: OwnedSemaphorePermit,
+}
+
+/// The error for a request whose id is still in flight on its connection.
+pub(crate) fn id_in_flight(id: &Id) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "id {} is still in flight on this connection; use a new id",
+        id.to_value()
+    ))
+}
+
+/// Admits a `run` call into the connection's in-flight table and takes a handler slot, or
+/// answers at once which cap was reached (then `None`).
+pub(crate) async fn admit_run(session: &Session, id: &Id) -> Option<AdmittedCall> {
+    // The reply's room in the outgoing queue is reserved now, so a finished call never waits
+    // to reply and a cancellation cannot race it (see `in_flight`).
+    let reply_slot = session.outgoing.clone().reserve_owned().await.ok()?;
+    let cancellation = session.cancellation.child_token();
+    match session
+        .in_flight
+        .admit(id.clone(), cancellation.clone(), reply_slot)
+    {
+        Ok(()) => {}
+        Err(Refusal::QueueFull(slot)) => {
+            let text = format!(
+                "busy: this connection already has {} calls in flight (QUEUE_DEPTH); wait for a \
+                 reply, then retry",
+                session.shared.config.queue_depth
+            );
+            slot.send(busy_reply(session.server, id.clone(), text));
+            return None;
+        }
+        Err(Refusal::DuplicateId(slot)) => {
+            slot.send(Response::error(Some(id.clone()), id_in_flight(id)).into_value());
+            return None;
+        }
+    }
+    let Ok(handler_slot) = session
+        .shared
+        .handler_slots(session.server)
+        .try_acquire_owned()
+    else {
+        let text = format!(
+            "busy: the `{}` server is already running {} tool calls; retry in a moment",
+            session.server, session.shared.config.max_running_handlers
+        );
+        session
+            .in_flight
+            .finish(id, busy_reply(session.server, id.clone(), text));
+        return None;
+    };
+    Some(AdmittedCall {
+        cancellation,
+        handler_slot,
+    })
+}
+
+fn busy_reply(server: ServerName, id: Id, text: String) -> serde_json::Value {
+    Response::success(
+        id,
+        ServerResult::Tool(ToolResult::error(text)).into_value(server),
+    )
+    .into_value()
+}
+
+/// Waits for one of `server`'s connection slots; `None` once the servers are stopping. Over
+/// the cap, clients wait in the kernel's backlog instead of costing a task each.
+pub(crate) async fn connection_slot(
+    shared: &Shared,
+    server: ServerName,
+) -> Option<OwnedSemaphorePermit> {
+    Arc::clone(&shared.connection_slots(server))
+        .acquire_owned()
+        .await
+        .ok()
+}

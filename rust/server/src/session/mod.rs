@@ -1,0 +1,124 @@
+//! The session layer of one connection: what its messages mean once the transport has cut
+//! them out of the byte stream. A session decodes each payload, parses it into the typed MCP
+//! model, authenticates it, and hands it to its method (`methods/`).
+//!
+//! - [`authentication`]: the token a message presents, and the one rejection.
+//! - [`caps`]: the budgets a client cannot exceed: calls in flight, handlers running,
+//!   connections open. A new per-client limit (a rate, say) belongs here.
+//! - [`in_flight`]: the per-connection table that settles a reply against a cancellation.
+
+pub(crate) mod authentication;
+pub(crate) mod caps;
+pub(crate) mod in_flight;
+
+use std::sync::Arc;
+
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, IncomingMessage, Response};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::guard::ClientIdentity;
+use crate::mcp::{self, ClientNotification, ClientRequest, ParsedRequest, ServerResult};
+use crate::methods;
+use crate::server_name::ServerName;
+use crate::shared::Shared;
+use crate::wire::{decode_payload, Wire};
+use in_flight::InFlightCalls;
+
+/// One connection's conversation, from its first message to its close.
+pub(crate) struct Session {
+    /// The server set's shared state.
+    pub(crate) shared: Arc<Shared>,
+    /// The server this connection came in on.
+    pub(crate) server: ServerName,
+    /// Who the client is: the kernel's pid, the name it gave, the connection's number.
+    pub(crate) identity: ClientIdentity,
+    /// Fires when the connection closes; every call's token is a child of it.
+    pub(crate) cancellation: CancellationToken,
+    /// The writer's queue: replies and notifications, in the order they are sent.
+    pub(crate) outgoing: mpsc::Sender<Value>,
+    /// The calls in flight on this connection.
+    pub(crate) in_flight: Arc<InFlightCalls>,
+    /// Undecodable, invalid or unauthenticated messages so far.
+    pub(crate) bad_messages: u32,
+}
+
+impl Session {
+    /// Handles one payload: whatever it holds, it is answered (or, for a notification,
+    /// acted on or dropped), and the session goes on.
+    pub(crate) async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
+        let value = match decode_payload(wire, payload, &self.shared.config.decode_limits) {
+            Ok(value) => value,
+            Err(reason) => {
+                self.bad_messages += 1;
+                tracing::debug!(server = %self.server, %reason, "undecodable payload");
+                self.send(Response::error(None, ErrorObject::parse_error()))
+                    .await;
+                return;
+            }
+        };
+        match IncomingMessage::from_value(value) {
+            Ok(IncomingMessage::Request(request)) => {
+                self.handle_request(ClientRequest::parse(request)).await
+            }
+            Ok(IncomingMessage::Notification(notification)) => {
+                let (meta, notification) = ClientNotification::parse(notification);
+                if !authentication::accepts(&self.shared.tokens, &meta) {
+                    self.bad_messages += 1;
+                    // A failed notification is dropped: there is no id to answer.
+                    return;
+                }
+                methods::notify(self, notification);
+            }
+            // The servers send no requests, so there is nothing a response could answer.
+            Ok(IncomingMessage::Response(_)) => {}
+            Err(invalid) => {
+                self.bad_messages += 1;
+                self.send(invalid.to_response()).await;
+            }
+        }
+    }
+
+    async fn handle_request(&mut self, parsed: ParsedRequest) {
+        let ParsedRequest { id, meta, request } = parsed;
+        if !authentication::accepts(&self.shared.tokens, &meta) {
+            self.bad_messages += 1;
+            self.fail(id, authentication::rejection()).await;
+            return;
+        }
+        if self.in_flight.contains(&id) {
+            let error = caps::id_in_flight(&id);
+            self.fail(id, error).await;
+            return;
+        }
+        if let Some(version) = meta.protocol_version_text() {
+            if !mcp::is_supported_version(&version) {
+                let error =
+                    ErrorObject::unsupported_protocol_version(&version, &mcp::supported_versions());
+                self.fail(id, error).await;
+                return;
+            }
+        }
+        match request {
+            Ok(request) => methods::answer(self, id, meta, request).await,
+            Err(error) => self.fail(id, error).await,
+        }
+    }
+
+    /// Queues a reply; waiting here is the back-pressure on a client that does not read.
+    pub(crate) async fn send(&self, response: Response) {
+        let _ = self.outgoing.send(response.into_value()).await;
+    }
+
+    /// Answers `id` with a result.
+    pub(crate) async fn reply(&self, id: Id, result: ServerResult) {
+        self.send(Response::success(id, result.into_value(self.server)))
+            .await;
+    }
+
+    /// Answers `id` with an error.
+    pub(crate) async fn fail(&self, id: Id, error: ErrorObject) {
+        self.send(Response::error(Some(id), error)).await;
+    }
+}
