@@ -18,7 +18,7 @@ use crate::call::progress::ProgressForwarder;
 use crate::guard::{ClientIdentity, GuardRequest};
 use crate::handler::ToolCall;
 use crate::limits::json_size_within;
-use crate::mcp::{RunArguments, ServerResult, ToolResult};
+use crate::mcp::{Era, RunArguments, ServerResult, ToolResult};
 use crate::meta_tools::{parameters, within_budget};
 use crate::registry::{RegisteredTool, Registry, ToolLookup};
 use crate::server_name::ServerName;
@@ -31,6 +31,8 @@ pub(crate) struct RunCall {
     pub(crate) server: ServerName,
     pub(crate) registry: Arc<Registry>,
     pub(crate) id: Id,
+    /// The era of the request, which decides the fields of its result.
+    pub(crate) era: Era,
     /// The `arguments` of `tools/call`: `{tool, args}`.
     pub(crate) arguments: Map<String, Value>,
     pub(crate) progress_token: Option<Value>,
@@ -56,7 +58,7 @@ impl RunCall {
             result.text = within_budget(result.text, self.shared.config.output_budget_bytes);
             let reply = Response::success(
                 self.id.clone(),
-                ServerResult::Tool(result).into_value(self.server),
+                ServerResult::Tool(result).into_value(self.server, self.era),
             );
             self.in_flight.finish(&self.id, reply.into_value());
         }
@@ -75,12 +77,14 @@ impl RunCall {
         };
         let tool = match self.registry.tool(self.server, &tool_name) {
             ToolLookup::Found(tool) => tool,
-            ToolLookup::Withheld(collision) => return ToolResult::error(format!(
+            ToolLookup::Withheld(collision) => {
+                return ToolResult::error(format!(
                 "tool `{tool_name}` is withheld: its name collides with {} on the `{}` server, \
                          so none of them can be called until the IDE resolves it",
                 collision.tools.join(", "),
                 self.server
-            )),
+            ))
+            }
             ToolLookup::Unknown => {
                 return ToolResult::error(format!(
                     "unknown tool `{tool_name}` on the `{}` server; call domains(), then \

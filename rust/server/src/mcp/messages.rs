@@ -6,6 +6,7 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Notification, Request};
 use serde_json::{Map, Value};
 
 use crate::mcp::meta::RequestMeta;
+use crate::mcp::versions::Era;
 
 /// Longest client name kept from `initialize`, in characters.
 const MAX_CLIENT_NAME_CHARS: usize = 128;
@@ -72,6 +73,20 @@ pub enum ClientNotification {
     },
     /// `notifications/initialized`, and anything unknown: nothing to do.
     Ignored,
+}
+
+impl ParsedRequest {
+    /// The request's era: modern when its `_meta` names a protocol version (as every modern
+    /// request does) or it is `server/discover`; legacy otherwise.
+    pub fn era(&self) -> Era {
+        if self.meta.protocol_version.is_some()
+            || matches!(self.request, Ok(ClientRequest::Discover))
+        {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
 }
 
 impl ClientRequest {

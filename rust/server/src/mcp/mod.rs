@@ -20,5 +20,6 @@ pub use messages::{ClientNotification, ClientRequest, MetaTool, ParsedRequest, R
 pub use meta::RequestMeta;
 pub use results::{ServerResult, ToolResult, SERVER_INFO_META_KEY, SERVER_VERSION};
 pub use versions::{
-    is_supported_version, supported_versions, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS,
+    is_supported_version, supported_versions, Era, LEGACY_PROTOCOL_VERSIONS,
+    MODERN_PROTOCOL_VERSIONS,
 };

@@ -1,12 +1,12 @@
 //! What the servers answer, built from types: [`ServerResult`] becomes the `result` member of
-//! a reply, with what every result carries (`resultType` and the server's identity in
-//! `_meta`).
+//! a reply, with the fields of the request's era: the server's identity in `_meta` always,
+//! `resultType` (and a list's `ttlMs`/`cacheScope`) only in the modern era.
 
 use std::sync::LazyLock;
 
 use serde_json::{json, Map, Value};
 
-use crate::mcp::versions::supported_versions;
+use crate::mcp::versions::{supported_versions, Era};
 use crate::server_name::ServerName;
 
 /// Where every result names the server that produced it.
@@ -67,9 +67,10 @@ impl From<ToolResult> for ServerResult {
 }
 
 impl ServerResult {
-    /// The `result` member of the reply, as `server` answers it.
-    pub fn into_value(self, server: ServerName) -> Value {
+    /// The `result` member of the reply, as `server` answers it in `era`.
+    pub fn into_value(self, server: ServerName, era: Era) -> Value {
         let mut result = Map::new();
+        let modern = era == Era::Modern;
         match self {
             ServerResult::Initialize { protocol_version } => {
                 result.insert("protocolVersion".to_owned(), Value::from(protocol_version));
@@ -88,8 +89,10 @@ impl ServerResult {
             ServerResult::Ping => {}
             ServerResult::ToolsList => {
                 result.insert("tools".to_owned(), meta_tools(server));
-                result.insert("ttlMs".to_owned(), Value::from(0));
-                result.insert("cacheScope".to_owned(), Value::from("private"));
+                if modern {
+                    result.insert("ttlMs".to_owned(), Value::from(0));
+                    result.insert("cacheScope".to_owned(), Value::from("private"));
+                }
             }
             ServerResult::Tool(ToolResult { text, is_error }) => {
                 result.insert(
@@ -99,7 +102,14 @@ impl ServerResult {
                 result.insert("isError".to_owned(), Value::from(is_error));
             }
         }
-        finish_result(server, result)
+        if modern {
+            result.insert("resultType".to_owned(), Value::from("complete"));
+        }
+        result.insert(
+            "_meta".to_owned(),
+            Value::Object(result_meta(server).clone()),
+        );
+        Value::Object(result)
     }
 }
 
@@ -132,16 +142,6 @@ fn instructions(server: ServerName) -> String {
          to see a domain's tools and their parameters, then run(tool, args). Results are TOON \
          (a compact, indentation-based form of JSON)."
     )
-}
-
-/// Adds what every result carries: `resultType` and the server's identity in `_meta`.
-fn finish_result(server: ServerName, mut result: Map<String, Value>) -> Value {
-    result.insert("resultType".to_owned(), Value::from("complete"));
-    result.insert(
-        "_meta".to_owned(),
-        Value::Object(result_meta(server).clone()),
-    );
-    Value::Object(result)
 }
 
 fn capabilities() -> Value {
@@ -201,7 +201,7 @@ mod tests {
         let result = ServerResult::Initialize {
             protocol_version: "2025-03-26",
         }
-        .into_value(ServerName::Code);
+        .into_value(ServerName::Code, Era::Legacy);
         assert_eq!(result["protocolVersion"], "2025-03-26");
     }
 
@@ -215,23 +215,52 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_result_has_result_type_and_server_info() {
-        for result in [
+    fn every_kind() -> [ServerResult; 5] {
+        [
+            ServerResult::Initialize {
+                protocol_version: LEGACY_PROTOCOL_VERSIONS[0],
+            },
             ServerResult::Ping,
             ServerResult::Discover,
             ServerResult::ToolsList,
             ServerResult::Tool(ToolResult::success("x".into())),
-        ] {
-            let result = result.into_value(ServerName::Vcs);
+        ]
+    }
+
+    #[test]
+    fn every_modern_result_has_result_type_and_server_info() {
+        for result in every_kind() {
+            let result = result.into_value(ServerName::Vcs, Era::Modern);
             assert_eq!(result["resultType"], "complete");
             assert_eq!(result["_meta"][SERVER_INFO_META_KEY]["name"], "ide-mcp-vcs");
         }
     }
 
     #[test]
+    fn a_legacy_result_carries_no_modern_field() {
+        let ping = ServerResult::Ping.into_value(ServerName::Vcs, Era::Legacy);
+        assert_eq!(
+            ping.as_object()
+                .map(|members| members.keys().map(String::as_str).collect::<Vec<_>>()),
+            Some(vec!["_meta"])
+        );
+        for result in every_kind() {
+            let result = result.into_value(ServerName::Vcs, Era::Legacy);
+            for modern_only in ["resultType", "ttlMs", "cacheScope"] {
+                if result.get("supportedVersions").is_none() {
+                    assert!(
+                        result.get(modern_only).is_none(),
+                        "{modern_only} in {result}"
+                    );
+                }
+            }
+            assert_eq!(result["_meta"][SERVER_INFO_META_KEY]["name"], "ide-mcp-vcs");
+        }
+    }
+
+    #[test]
     fn tools_list_holds_the_three_meta_tools_in_order() {
-        let result = ServerResult::ToolsList.into_value(ServerName::Code);
+        let result = ServerResult::ToolsList.into_value(ServerName::Code, Era::Modern);
         let names: Vec<&str> = result["tools"]
             .as_array()
             .expect("tools is an array")

@@ -30,3 +30,13 @@ pub fn negotiated_legacy_version(requested: Option<&str>) -> &'static str {
         .copied()
         .unwrap_or(LEGACY_PROTOCOL_VERSIONS[0])
 }
+
+/// Which era a request belongs to, and so which fields its result carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: results carry only that era's fields. Strict clients (the
+    /// TypeScript SDK 1.x) reject a result with a field they do not know.
+    Legacy,
+    /// 2026-07-28: every result has `resultType`; lists and discovery say how long they keep.
+    Modern,
+}

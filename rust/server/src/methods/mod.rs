@@ -10,13 +10,14 @@ mod tools_list;
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id};
 
-use crate::mcp::{ClientNotification, ClientRequest, RequestMeta};
+use crate::mcp::{ClientNotification, ClientRequest, Era, RequestMeta};
 use crate::session::Session;
 
 /// Answers an authenticated request.
 pub(crate) async fn answer(
     session: &mut Session,
     id: Id,
+    era: Era,
     meta: RequestMeta,
     request: ClientRequest,
 ) {
@@ -29,7 +30,7 @@ pub(crate) async fn answer(
         ClientRequest::Discover => discover::answer(),
         ClientRequest::ToolsList => tools_list::answer(),
         ClientRequest::ToolsCall { tool, arguments } => {
-            return tools_call::answer(session, id, meta, tool, arguments).await
+            return tools_call::answer(session, id, era, meta, tool, arguments).await
         }
         ClientRequest::Unknown(method) => {
             return session
@@ -37,7 +38,7 @@ pub(crate) async fn answer(
                 .await
         }
     };
-    session.reply(id, result).await;
+    session.reply(id, era, result).await;
 }
 
 /// Acts on an authenticated notification.

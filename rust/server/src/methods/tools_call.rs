@@ -8,13 +8,14 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Id};
 use serde_json::{Map, Value};
 
 use crate::call::{self, RunCall};
-use crate::mcp::{MetaTool, RequestMeta, ServerResult, ToolResult};
+use crate::mcp::{Era, MetaTool, RequestMeta, ServerResult, ToolResult};
 use crate::meta_tools::{domains_text, tools_text, within_budget};
 use crate::session::{caps, Session};
 
 pub(super) async fn answer(
     session: &Session,
     id: Id,
+    era: Era,
     meta: RequestMeta,
     tool: MetaTool,
     arguments: Map<String, Value>,
@@ -33,7 +34,7 @@ pub(super) async fn answer(
                 Err(message) => ToolResult::error(message),
             },
         },
-        MetaTool::Run => return start_run(session, id, arguments, meta.progress_token).await,
+        MetaTool::Run => return start_run(session, id, era, arguments, meta.progress_token).await,
         MetaTool::Other(other) => {
             let error = ErrorObject::invalid_params(format!(
                 "unknown tool `{other}`: this server's tools are domains, tools and run"
@@ -41,17 +42,18 @@ pub(super) async fn answer(
             return session.fail(id, error).await;
         }
     };
-    session.reply(id, ServerResult::Tool(result)).await;
+    session.reply(id, era, ServerResult::Tool(result)).await;
 }
 
 /// Admits a `run` call and starts it, or answers at once that a cap is reached.
 async fn start_run(
     session: &Session,
     id: Id,
+    era: Era,
     arguments: Map<String, Value>,
     progress_token: Option<Value>,
 ) {
-    let Some(admitted) = caps::admit_run(session, &id).await else {
+    let Some(admitted) = caps::admit_run(session, &id, era).await else {
         return;
     };
     let call = RunCall {
@@ -59,6 +61,7 @@ async fn start_run(
         server: session.server,
         registry: session.shared.registry(),
         id,
+        era,
         arguments,
         progress_token,
         client: session.identity.clone(),

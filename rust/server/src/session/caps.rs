@@ -9,7 +9,7 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::{ServerResult, ToolResult};
+use crate::mcp::{Era, ServerResult, ToolResult};
 use crate::server_name::ServerName;
 use crate::session::in_flight::Refusal;
 use crate::session::Session;
@@ -33,7 +33,7 @@ pub(crate) fn id_in_flight(id: &Id) -> ErrorObject {
 
 /// Admits a `run` call into the connection's in-flight table and takes a handler slot, or
 /// answers at once which cap was reached (then `None`).
-pub(crate) async fn admit_run(session: &Session, id: &Id) -> Option<AdmittedCall> {
+pub(crate) async fn admit_run(session: &Session, id: &Id, era: Era) -> Option<AdmittedCall> {
     // The reply's room in the outgoing queue is reserved now, so a finished call never waits
     // to reply and a cancellation cannot race it (see `in_flight`).
     let reply_slot = session.outgoing.clone().reserve_owned().await.ok()?;
@@ -49,7 +49,7 @@ pub(crate) async fn admit_run(session: &Session, id: &Id) -> Option<AdmittedCall
                  reply, then retry",
                 session.shared.config.queue_depth
             );
-            slot.send(busy_reply(session.server, id.clone(), text));
+            slot.send(busy_reply(session.server, era, id.clone(), text));
             return None;
         }
         Err(Refusal::DuplicateId(slot)) => {
@@ -68,7 +68,7 @@ pub(crate) async fn admit_run(session: &Session, id: &Id) -> Option<AdmittedCall
         );
         session
             .in_flight
-            .finish(id, busy_reply(session.server, id.clone(), text));
+            .finish(id, busy_reply(session.server, era, id.clone(), text));
         return None;
     };
     Some(AdmittedCall {
@@ -77,12 +77,9 @@ pub(crate) async fn admit_run(session: &Session, id: &Id) -> Option<AdmittedCall
     })
 }
 
-fn busy_reply(server: ServerName, id: Id, text: String) -> serde_json::Value {
-    Response::success(
-        id,
-        ServerResult::Tool(ToolResult::error(text)).into_value(server),
-    )
-    .into_value()
+fn busy_reply(server: ServerName, era: Era, id: Id, text: String) -> serde_json::Value {
+    let result = ServerResult::Tool(ToolResult::error(text)).into_value(server, era);
+    Response::success(id, result).into_value()
 }
 
 /// Waits for one of `server`'s connection slots; `None` once the servers are stopping. Over

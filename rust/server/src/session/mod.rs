@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
-use crate::mcp::{self, ClientNotification, ClientRequest, ParsedRequest, ServerResult};
+use crate::mcp::{self, ClientNotification, ClientRequest, Era, ParsedRequest, ServerResult};
 use crate::methods;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
@@ -81,6 +81,7 @@ impl Session {
     }
 
     async fn handle_request(&mut self, parsed: ParsedRequest) {
+        let era = parsed.era();
         let ParsedRequest { id, meta, request } = parsed;
         if !authentication::accepts(&self.shared.tokens, &meta) {
             self.bad_messages += 1;
@@ -101,7 +102,7 @@ impl Session {
             }
         }
         match request {
-            Ok(request) => methods::answer(self, id, meta, request).await,
+            Ok(request) => methods::answer(self, id, era, meta, request).await,
             Err(error) => self.fail(id, error).await,
         }
     }
@@ -111,9 +112,9 @@ impl Session {
         let _ = self.outgoing.send(response.into_value()).await;
     }
 
-    /// Answers `id` with a result.
-    pub(crate) async fn reply(&self, id: Id, result: ServerResult) {
-        self.send(Response::success(id, result.into_value(self.server)))
+    /// Answers `id` with a result, in the fields of `era`.
+    pub(crate) async fn reply(&self, id: Id, era: Era, result: ServerResult) {
+        self.send(Response::success(id, result.into_value(self.server, era)))
             .await;
     }
 
