@@ -29,7 +29,8 @@ pub struct ServerConfig {
     /// The largest result a handler may return, measured as compact JSON; a larger one is an
     /// error result (unlike the output budget, which cuts).
     pub max_result_bytes: usize,
-    /// The largest tool result text sent back; a longer one is cut and says so.
+    /// The largest tool result text sent back; a longer one is cut and says so first. The
+    /// default keeps a result inline in Claude Code (see docs/MCP_CLIENT.md).
     pub output_budget_bytes: usize,
     /// The deadline of a tool that does not declare its own.
     pub default_deadline: Duration,
@@ -78,7 +79,7 @@ impl Default for ServerConfig {
             decode_limits: DecodeLimits::default(),
             max_argument_bytes: 1024 * 1024,
             max_result_bytes: 32 * 1024 * 1024,
-            output_budget_bytes: 256 * 1024,
+            output_budget_bytes: 32 * 1024,
             default_deadline: Duration::from_secs(120),
             guard_timeout: Duration::from_secs(30),
             confirmation_timeout: Duration::from_secs(120),

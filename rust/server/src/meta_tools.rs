@@ -133,22 +133,33 @@ fn type_label(property: &Value) -> String {
     base
 }
 
-/// Cuts `text` to `budget` bytes (on a character boundary) and says so, with what to do.
-pub fn within_budget(mut text: String, budget: usize) -> String {
+/// Cuts `text` so that it and the notice that says so fit in `budget` bytes. The notice comes
+/// first: clients that show a model only the start of a long result (Claude Code keeps a
+/// preview of about 2 KB of anything over its inline limit) must still show that it was cut
+/// and how to narrow the request.
+pub fn within_budget(text: String, budget: usize) -> String {
     if text.len() <= budget {
         return text;
     }
     let full_length = text.len();
-    let mut cut = budget;
+    // The notice names how much is kept, which depends on the notice's own length: measured
+    // once with the most it could say, it can only get shorter with the real figure.
+    let longest_notice = cut_notice(full_length, budget).len();
+    let mut cut = budget.saturating_sub(longest_notice);
     while cut > 0 && !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    text.truncate(cut);
-    text.push_str(&format!(
-        "\n# cut: the result was {full_length} bytes and only the first {cut} fit the output budget. \
-         Narrow the request (a smaller range, a more specific pattern, fewer items) to see the rest."
-    ));
-    text
+    let mut result = cut_notice(full_length, cut);
+    result.push_str(&text[..cut]);
+    result
+}
+
+fn cut_notice(full_length: usize, kept: usize) -> String {
+    format!(
+        "# cut: the result was {full_length} bytes and only the first {kept} follow, to fit the \
+         output budget. Narrow the request (a smaller range, a more specific pattern, fewer \
+         items) to see the rest.\n"
+    )
 }
 
 #[cfg(test)]
@@ -182,9 +193,26 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_result_says_so_and_how_to_narrow() {
-        let cut = within_budget("é".repeat(10), 5);
-        assert!(cut.starts_with("éé\n# cut: the result was 20 bytes"));
+    fn a_cut_result_says_so_first_and_how_to_narrow() {
+        let cut = within_budget("é".repeat(1000), 500);
+        assert!(cut.starts_with("# cut: the result was 2000 bytes"), "{cut}");
         assert!(cut.contains("Narrow the request"));
+        assert!(cut.ends_with('é'));
+        assert!(cut.len() <= 500, "{} bytes", cut.len());
+    }
+
+    #[test]
+    fn the_default_budget_keeps_a_cut_result_inline_in_claude_code() {
+        // Claude Code moves a result of more than about 50,000 characters to a file and shows
+        // the model a 2 KB preview; a byte is at most a character.
+        let budget = crate::ServerConfig::default().output_budget_bytes;
+        assert!(budget <= 40_000, "{budget}");
+        assert!(within_budget("x".repeat(1 << 20), budget).len() <= budget);
+    }
+
+    #[test]
+    fn a_budget_smaller_than_the_notice_keeps_only_the_notice() {
+        let cut = within_budget("x".repeat(100), 5);
+        assert!(cut.starts_with("# cut: the result was 100 bytes and only the first 0"));
     }
 }

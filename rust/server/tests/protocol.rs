@@ -61,7 +61,11 @@ fn legacy_results_carry_only_legacy_fields_and_modern_results_the_modern_ones() 
     // Strict legacy clients (the TypeScript SDK 1.x) reject a field they do not know.
     let pong = client.request("ping", json!({})).unwrap();
     assert_eq!(
-        pong["result"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        pong["result"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
         ["_meta"]
     );
     let listed = client.request("tools/list", json!({})).unwrap();
@@ -213,9 +217,10 @@ fn a_result_over_the_output_budget_is_cut_and_says_so() {
     let servers = TestServers::start_with(setup);
     let mut client = servers.client();
     let outcome = client.run("big", json!({ "bytes": 5000 })).unwrap();
-    assert!(outcome.text.len() < 1400, "{}", outcome.text.len());
+    assert!(outcome.text.len() <= 1000, "{}", outcome.text.len());
+    // The notice comes first: clients that show only a preview of a long result show it.
     assert!(
-        outcome.text.contains("# cut: the result was"),
+        outcome.text.starts_with("# cut: the result was"),
         "{}",
         outcome.text
     );
