@@ -5,11 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -d ../shared/toon-fixtures ]; then
-  echo "error: ../shared/toon-fixtures is missing (it sits beside the repository root)" >&2
-  exit 1
-fi
-
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "== cargo fmt --check"
