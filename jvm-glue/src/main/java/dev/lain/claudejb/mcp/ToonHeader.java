@@ -279,25 +279,10 @@ final class ToonHeader {
 
     /** First {@code target} at or after {@code from}, before {@code limit}, outside quotes; -1 if none. */
     static int findUnquoted(String text, char target, int from, int limit) {
-        int i = from;
-        while (i < limit) {
-            char c = text.charAt(i);
-            if (c == target) {
-                return i;
-            }
-            if (c == '"') {
-                int close = findClosingQuote(text, i, limit);
-                if (close < 0) {
-                    return -1;
-                }
-                i = close + 1;
-                continue;
-            }
-            i++;
-        }
-        return -1;
+        return findUnquoted2(text, target, target, from, limit);
     }
 
+    /** {@link #findUnquoted} for the first of two characters. */
     static int findUnquoted2(String text, char first, char second, int from, int limit) {
         int i = from;
         while (i < limit) {
