@@ -1,14 +1,12 @@
 package dev.lain.claudejb.mcp;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Domains and helpers the tests share. */
+/** Domains and tools the tests share. */
 final class TestDomains {
     private TestDomains() {
     }
@@ -39,12 +37,16 @@ final class TestDomains {
                 .build();
     }
 
-    static void deleteRecursively(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
+    /** A handler that counts its calls in {@code runs} and answers its arguments. */
+    static ToolHandler echoing(AtomicInteger runs) {
+        return context -> {
+            runs.incrementAndGet();
+            context.complete(context.argumentsJson());
+        };
+    }
+
+    /** {@code echo}: read-only, answers its arguments, counts its calls in {@code runs}. */
+    static Tool echo(AtomicInteger runs) {
+        return Tool.builder("echo").description("Echoes").readOnly().handler(echoing(runs)).build();
     }
 }
