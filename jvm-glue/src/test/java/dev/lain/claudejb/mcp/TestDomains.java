@@ -13,6 +13,11 @@ final class TestDomains {
 
     /** {@code files/read_file {path}}: reads a file under {@code project}. */
     static Domain files(Path project) {
+        return files(project, () -> { });
+    }
+
+    /** {@link #files(Path)} whose handler runs {@code onCall} first, each time it is reached. */
+    static Domain files(Path project, Runnable onCall) {
         return Domain.builder("files", Server.CODE)
                 .description("Read the project's files")
                 .tool(Tool.builder("read_file")
@@ -21,6 +26,7 @@ final class TestDomains {
                         .inputSchema("{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},"
                                 + "\"required\":[\"path\"],\"additionalProperties\":false}")
                         .handler(context -> {
+                            onCall.run();
                             String path = context.stringArgument("path");
                             Path file = project.resolve(path).normalize();
                             if (!file.startsWith(project)) {

@@ -12,11 +12,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * What the JVM tests of both packages share, written once: child JVMs and the ready line they
- * print, initialized clients, removing temporary directories.
+ * print, initialized clients, temporary directories, and outcomes carried back from other
+ * threads.
  */
 public final class TestSupport {
     /** The line (then the runtime directory) a host prints and logs once its servers are up. */
@@ -78,6 +82,27 @@ public final class TestSupport {
         }
         try (Stream<Path> paths = Files.walk(root)) {
             paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+    }
+
+    /**
+     * Waits up to 10 s for what another thread reported; its failure, an assert included, is
+     * rethrown on the calling thread, where JUnit sees it.
+     */
+    public static void awaitOutcome(CompletableFuture<?> outcome, String what) throws Exception {
+        try {
+            outcome.get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable failure = e.getCause();
+            if (failure instanceof Error) {
+                throw (Error) failure;
+            }
+            if (failure instanceof Exception) {
+                throw (Exception) failure;
+            }
+            throw e;
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(what + " reported nothing within 10 s", e);
         }
     }
 }
