@@ -3,9 +3,9 @@
 #   1. the TOON codec bench (criterion), whose section is made from target/criterion by
 #      `ide-mcp-bench toon-report`;
 #   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
-#      by a JVM with a Java handler (the jar from `gradle --offline jar`), a raw socket
+#      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
 #      ping-pong and rmcp, all driven by one load generator in one run.
-# Installs Gradle and a JDK from Debian when missing (as scripts/jvm-test.sh does). About five
+# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About five
 # minutes on 2 cores once the builds are cached.
 #
 # Usage: scripts/bench.sh [--no-jvm] [--no-write]
@@ -58,19 +58,12 @@ cargo build --release --locked -p ide-mcp-bench
 
 jar_args=()
 if [ "$jvm" = 1 ]; then
-    missing=()
-    command -v gradle >/dev/null 2>&1 || missing+=(gradle)
-    command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "installing: ${missing[*]}"
-        apt-get update
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-    fi
-    step "build: the jar with the release native library (gradle --offline jar)"
-    gradle --offline --console=plain --quiet jar
-    jar=jvm-glue/build/libs/jvm-glue.jar
+    scripts/jvm-tools.sh
+    step "build: the echo server's jar and the jar with the release native library (gradle --offline benchJar)"
+    gradle --offline --console=plain --quiet benchJar
+    jar=jvm-glue/build/libs/jvm-glue-bench.jar
     if [ ! -f "$jar" ]; then
-        jar=$(ls -t jvm-glue/build/libs/jvm-glue*.jar 2>/dev/null | head -n 1 || true)
+        jar=$(ls -t jvm-glue/build/libs/jvm-glue-bench*.jar 2>/dev/null | head -n 1 || true)
     fi
     if [ -n "$jar" ]; then
         jar_args=(--jar "$jar")

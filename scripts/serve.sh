@@ -22,13 +22,7 @@ bridge="$root/target/release/ide-mcp"
 say() { printf 'serve: %s\n' "$*" >&2; }
 
 if [[ "${IDE_MCP_SKIP_BUILD:-}" != 1 || ! -f "$jar" || ! -x "$bridge" ]]; then
-    missing=()
-    command -v gradle >/dev/null 2>&1 || missing+=(gradle)
-    command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
-    if [ ${#missing[@]} -gt 0 ]; then
-        say "installing: ${missing[*]}"
-        { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"; } >&2
-    fi
+    "$root/scripts/jvm-tools.sh"
     command -v cargo >/dev/null 2>&1 \
         || { say "cargo is missing: install Rust (https://rustup.rs), then run this again"; exit 1; }
 

@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what is missing, then
-# formatting and lints, the Rust suite (with the TOON conformance count shown), the JVM suite,
-# and the end-to-end tests with real MCP clients.
+# formatting and lints, the jars the JVM smoke test of the benchmark needs, the Rust suite (with
+# the TOON conformance count shown), the JVM suite, and the end-to-end tests with real MCP
+# clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-if [ ! -d ../shared/toon-fixtures ]; then
-  echo "error: ../shared/toon-fixtures is missing (it sits beside the repository root)" >&2
-  exit 1
-fi
 
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
@@ -16,6 +12,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== the jars for the JVM smoke test (gradle --offline benchJar)"
+# rust/bench/tests/jvm_smoke.rs runs the Java echo server from them, inside `cargo test`.
+scripts/jvm-tools.sh --junit
+gradle --offline --console=plain --quiet benchJar
 echo "== cargo test"
 cargo test --workspace --locked
 echo "== TOON conformance"

@@ -38,8 +38,8 @@ struct Cli {
     /// Idle connections held for the memory rows.
     #[arg(long, default_value_t = RunPlan::default().idle_connections)]
     idle_connections: usize,
-    /// The jar with the Java echo server (default: the newest jvm-glue*.jar in
-    /// jvm-glue/build/libs, from `gradle --offline jar`).
+    /// The jar with the Java echo server (default: the newest jvm-glue-bench*.jar in
+    /// jvm-glue/build/libs, from `gradle --offline benchJar`).
     #[arg(long)]
     jar: Option<PathBuf>,
     /// The `java` that runs the jar.
@@ -155,8 +155,10 @@ fn java_launch(cli: &Cli) -> Result<JavaLaunch, String> {
     }
     let jar = jvm::find_jar(cli.jar.as_deref()).ok_or_else(|| {
         format!(
-            "no jar in {} (build it with `gradle --offline jar`, or pass `--jar`)",
-            jvm::JAR_DIRECTORY
+            "no {}*.jar in {} (build it with `{}`, or pass `--jar`)",
+            jvm::JAR_PREFIX,
+            jvm::JAR_DIRECTORY,
+            jvm::BUILD_COMMAND
         )
     })?;
     Ok(JavaLaunch {

@@ -53,7 +53,8 @@ pub struct RunPlan {
 pub struct JavaLaunch {
     /// The `java` executable.
     pub java: PathBuf,
-    /// The jar holding `dev.lain.claudejb.mcp.bench.EchoServer` and the native library.
+    /// The jar holding `dev.lain.claudejb.mcp.bench.EchoServer`; the jar with the API and the
+    /// native library is on its manifest's class path.
     pub jar: PathBuf,
     /// Sequential calls before its latency measurement, so the JIT compiled the hot path.
     pub warmup_calls: usize,
@@ -304,9 +305,10 @@ fn start_java(
     }
     if !jvm::jar_has_main_class(&launch.jar) {
         return Err(format!(
-            "the jar `{}` has no `{}` (rebuild it with `gradle --offline jar`)",
+            "the jar `{}` has no `{}` (rebuild it with `{}`)",
             launch.jar.display(),
-            jvm::MAIN_CLASS
+            jvm::MAIN_CLASS,
+            jvm::BUILD_COMMAND
         ));
     }
     let java_version = jvm::java_version(&launch.java)?;

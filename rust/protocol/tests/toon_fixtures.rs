@@ -1,10 +1,10 @@
 //! Runs the TOON conformance fixtures (set v4.1.1, read with v4.4 semantics).
 //!
-//! The fixtures live beside the repository at `shared/toon-fixtures`; CI keeps
-//! them at the same relative place. A missing directory fails the run rather
-//! than skipping it. Every case is named `file#index`, and the summary line is
-//! printed on every run (this target has no libtest harness, so nothing
-//! captures it).
+//! The fixtures are vendored at `tests/toon-fixtures` (with their MIT licence);
+//! the Java `ToonTest` reads the same copy. A missing directory fails the run
+//! rather than skipping it. Every case is named `file#index`, and the summary
+//! line is printed on every run (this target has no libtest harness, so
+//! nothing captures it).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ const V4_4_FLIPS: &[(&str, usize)] = &[
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/toon-fixtures/spec-v4.1.1/tests/fixtures")
+        .join("../../tests/toon-fixtures/spec-v4.1.1/tests/fixtures")
 }
 
 /// JSON equality with ordered keys and numbers compared by value.

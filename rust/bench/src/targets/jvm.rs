@@ -1,6 +1,8 @@
 //! Our servers hosted by a JVM, as a plugin runs them: `IdeMcpServers` started from Java with
-//! the `diagnostics/echo` tool implemented in Java (`dev.lain.claudejb.mcp.bench.EchoServer`,
-//! in the jar the Gradle build makes), so every call crosses JNI into the JVM and back.
+//! the `diagnostics/echo` tool implemented in Java (`dev.lain.claudejb.mcp.bench.EchoServer`),
+//! so every call crosses JNI into the JVM and back. The echo server is in its own jar,
+//! `jvm-glue-bench.jar` (Gradle's `benchJar`, from `jvm-glue/src/bench`), whose manifest puts
+//! the shipped `jvm-glue.jar` beside it on the class path.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,8 +10,14 @@ use std::process::Command;
 /// The Java main class the benchmark starts.
 pub const MAIN_CLASS: &str = "dev.lain.claudejb.mcp.bench.EchoServer";
 
-/// Where `gradle jar` puts the jar, relative to the repository root.
+/// Where Gradle puts the jars, relative to the repository root.
 pub const JAR_DIRECTORY: &str = "jvm-glue/build/libs";
+
+/// How the benchmark's jar is named (`jvm-glue-bench.jar`, or with a version).
+pub const JAR_PREFIX: &str = "jvm-glue-bench";
+
+/// The command that builds the benchmark's jar and the jar it runs against.
+pub const BUILD_COMMAND: &str = "gradle --offline benchJar";
 
 /// The repository root this crate was built from.
 pub fn repository_root() -> PathBuf {
@@ -17,8 +25,8 @@ pub fn repository_root() -> PathBuf {
 }
 
 /// The jar to run: `explicit` when given (whether or not it exists, so a wrong path is
-/// reported as such), else the newest `jvm-glue*.jar` in [`JAR_DIRECTORY`] under the current
-/// directory or the repository root. `None` when there is none.
+/// reported as such), else the newest [`JAR_PREFIX`]`*.jar` in [`JAR_DIRECTORY`] under the
+/// current directory or the repository root. `None` when there is none.
 pub fn find_jar(explicit: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = explicit {
         return Some(path.to_path_buf());
@@ -35,7 +43,7 @@ fn newest_jar(directory: &Path) -> Option<PathBuf> {
         .flatten()
         .filter(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            name.starts_with("jvm-glue") && name.ends_with(".jar")
+            name.starts_with(JAR_PREFIX) && name.ends_with(".jar")
         })
         .filter_map(|entry| {
             let modified = entry.metadata().ok()?.modified().ok()?;

@@ -37,26 +37,11 @@ public class AdmissionTest {
         }
     }
 
-    private static Tool echo(AtomicInteger runs) {
-        return Tool.builder("echo").description("Echoes").readOnly()
-                .handler(context -> {
-                    runs.incrementAndGet();
-                    context.complete(context.argumentsJson());
-                }).build();
-    }
-
     /** Connects and initializes on another thread, so the test can watch it being held. */
     private static CompletableFuture<McpClient> connectInBackground(Fixture fixture) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                McpClient client = McpClient.connect(fixture.servers.socketPath(Server.CODE)).timeout(Duration.ofSeconds(20));
-                try {
-                    client.initialize();
-                } catch (IOException | RuntimeException e) {
-                    client.close();
-                    throw e;
-                }
-                return client;
+                return TestSupport.initializedClient(fixture.servers.socketPath(Server.CODE), Duration.ofSeconds(20));
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -68,7 +53,7 @@ public class AdmissionTest {
         PromptingHost host = new PromptingHost();
         AtomicInteger runs = new AtomicInteger();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             CompletableFuture<McpClient> connecting = connectInBackground(fixture);
             UnexpectedClient client = host.clients.poll(10, TimeUnit.SECONDS);
             assertNotNull("the host was never asked", client);
@@ -99,7 +84,7 @@ public class AdmissionTest {
         PromptingHost host = new PromptingHost();
         AtomicInteger runs = new AtomicInteger();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             CompletableFuture<McpClient> connecting = connectInBackground(fixture);
             AdmissionAnswer answer = host.answers.poll(10, TimeUnit.SECONDS);
             assertNotNull("the host was never asked", answer);
@@ -120,7 +105,7 @@ public class AdmissionTest {
         PromptingHost host = new PromptingHost();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host,
                 options -> options.admissionTimeout(Duration.ofMillis(300)))) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(new AtomicInteger())));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(new AtomicInteger())));
             CompletableFuture<McpClient> connecting = connectInBackground(fixture);
             try {
                 connecting.get(10, TimeUnit.SECONDS).close();
@@ -142,7 +127,7 @@ public class AdmissionTest {
             }
         };
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(new AtomicInteger())));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(new AtomicInteger())));
             try {
                 connectInBackground(fixture).get(10, TimeUnit.SECONDS).close();
                 fail("a client was served although the host failed to answer");
@@ -158,7 +143,7 @@ public class AdmissionTest {
         PromptingHost host = new PromptingHost();
         AtomicInteger runs = new AtomicInteger();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             fixture.servers.declareLaunchedClient(ProcessHandle.current().pid());
             try (McpClient client = fixture.client(Server.CODE)) {
                 assertFalse(client.run("echo", "{}").isError());
@@ -176,7 +161,7 @@ public class AdmissionTest {
     public void aCreditAdmitsOneUnexpectedClientWithoutAPrompt() throws Exception {
         PromptingHost host = new PromptingHost();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(new AtomicInteger())));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(new AtomicInteger())));
             fixture.servers.grantAdmissionCredit(Duration.ofSeconds(30));
             try (McpClient client = fixture.client(Server.CODE)) {
                 client.ping();
@@ -189,7 +174,7 @@ public class AdmissionTest {
     @Test
     public void theDefaultHostAllowsAfterLogging() throws Exception {
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), new Host() { }, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(new AtomicInteger())));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(new AtomicInteger())));
             try (McpClient client = fixture.client(Server.CODE)) {
                 client.ping();
             }

@@ -21,10 +21,7 @@ public class AuditAndPolicyTest {
     private static final String SECRET = "s3cr3t-argument-value";
 
     private static Domain twoTools(AtomicInteger runs) {
-        ToolHandler echo = context -> {
-            runs.incrementAndGet();
-            context.complete(context.argumentsJson());
-        };
+        ToolHandler echo = TestDomains.echoing(runs);
         return Domain.builder("test", Server.CODE).description("Tools for tests")
                 .tool(Tool.builder("echo").description("Echoes").readOnly().handler(echo).build())
                 .tool(Tool.builder("wipe").description("Never allowed").handler(echo).build())
@@ -140,7 +137,7 @@ public class AuditAndPolicyTest {
                 assertEquals(AuditRecord.Decision.ALLOWED, log.get(2).verdict());
             }
         } finally {
-            TestDomains.deleteRecursively(temp);
+            TestSupport.deleteRecursively(temp);
         }
     }
 

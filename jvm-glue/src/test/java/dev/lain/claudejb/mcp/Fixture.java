@@ -16,7 +16,7 @@ final class Fixture implements AutoCloseable {
         try {
             servers = IdeMcpServers.start(builder.build());
         } catch (RuntimeException e) {
-            TestDomains.deleteRecursively(temp);
+            TestSupport.deleteRecursively(temp);
             throw e;
         }
     }
@@ -26,15 +26,13 @@ final class Fixture implements AutoCloseable {
     }
 
     McpClient client(Server server) throws Exception {
-        McpClient client = McpClient.connect(servers.socketPath(server));
-        client.initialize();
-        return client;
+        return TestSupport.initializedClient(servers.socketPath(server));
     }
 
     @Override
     public void close() throws java.io.IOException {
         servers.close();
-        TestDomains.deleteRecursively(temp);
+        TestSupport.deleteRecursively(temp);
     }
 
     /** A domain on CODE named {@code test} with one tool. */

@@ -13,14 +13,6 @@ import org.junit.Test;
 
 /** The Security Guard and the host, implemented in Java. */
 public class GuardAndHostTest {
-    private static Tool echo(AtomicInteger runs) {
-        return Tool.builder("echo").description("Echoes").readOnly()
-                .handler(context -> {
-                    runs.incrementAndGet();
-                    context.complete(context.argumentsJson());
-                }).build();
-    }
-
     @Test
     public void anAllowRunsTheHandlerAndTheGuardSeesTheArguments() throws Exception {
         BlockingQueue<GuardRequest> judged = new ArrayBlockingQueue<>(1);
@@ -30,7 +22,7 @@ public class GuardAndHostTest {
             return Verdict.allow();
         };
         try (Fixture fixture = new Fixture(guard, null, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 assertFalse(client.run("echo", "{\"x\":1}").isError());
             }
@@ -50,7 +42,7 @@ public class GuardAndHostTest {
         AtomicInteger runs = new AtomicInteger();
         SecurityGuard guard = request -> Verdict.deny("echo is disabled in this project");
         try (Fixture fixture = new Fixture(guard, null, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("echo", "{}");
                 assertTrue(result.isError());
@@ -65,7 +57,7 @@ public class GuardAndHostTest {
         AtomicInteger runs = new AtomicInteger();
         SecurityGuard guard = request -> Verdict.ask("Run echo?");
         try (Fixture fixture = new Fixture(guard, new Host() { }, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("echo", "{}");
                 assertTrue(result.isError());
@@ -92,7 +84,7 @@ public class GuardAndHostTest {
             }
         };
         try (Fixture fixture = new Fixture(request -> Verdict.ask("Run echo?"), host, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 assertFalse(client.run("echo", "{}").isError());
             }
@@ -108,7 +100,7 @@ public class GuardAndHostTest {
             throw new UnsupportedOperationException("policy file missing");
         };
         try (Fixture fixture = new Fixture(guard, null, options -> { })) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("echo", "{}");
                 assertTrue(result.isError());
@@ -126,7 +118,7 @@ public class GuardAndHostTest {
             return Verdict.allow();
         };
         try (Fixture fixture = new Fixture(guard, null, options -> options.guardTimeout(Duration.ofMillis(200)))) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("echo", "{}");
                 assertTrue(result.isError());
@@ -141,7 +133,7 @@ public class GuardAndHostTest {
         AtomicInteger runs = new AtomicInteger();
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null,
                 options -> options.tokenOverlap(Duration.ZERO))) {
-            fixture.servers.registerDomain(Fixture.oneTool(echo(runs)));
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 String before = McpClient.readToken(fixture.servers.directory().resolve("token"));
                 fixture.servers.rotateToken();

@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -81,20 +82,25 @@ public class HandlerBridgeTest {
 
     @Test
     public void aHandlerMayAnswerLaterFromAnotherThread() throws Exception {
+        // What the other thread saw; its asserts would be lost there, so they are rethrown here.
+        CompletableFuture<Void> answered = new CompletableFuture<>();
         try (Fixture fixture = new Fixture()) {
             fixture.servers.registerDomain(Fixture.oneTool(Tool.builder("later").description("Answers later")
                     .handler(context -> new Thread(() -> {
                         try {
                             Thread.sleep(100);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
+                            context.reportProgress(1, 2.0, "half way");
+                            assertTrue(context.complete("{\"answer\":42}"));
+                            assertFalse("a second answer does nothing", context.complete("{\"answer\":43}"));
+                            answered.complete(null);
+                        } catch (Throwable failure) {
+                            answered.completeExceptionally(failure);
+                            context.fail("the answering thread failed: " + failure);
                         }
-                        context.reportProgress(1, 2.0, "half way");
-                        assertTrue(context.complete("{\"answer\":42}"));
-                        assertFalse("a second answer does nothing", context.complete("{\"answer\":43}"));
                     }, "another-thread").start()).build()));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("later", "{}");
+                TestSupport.awaitOutcome(answered, "the answering thread");
                 assertFalse(result.text(), result.isError());
                 assertTrue(result.text(), result.text().contains("42"));
                 assertFalse(result.text(), result.text().contains("43"));
@@ -138,12 +144,13 @@ public class HandlerBridgeTest {
     public void argumentsThatBreakTheSchemaNeverReachTheHandler() throws Exception {
         AtomicBoolean called = new AtomicBoolean();
         try (Fixture fixture = new Fixture()) {
-            fixture.servers.registerDomain(TestDomains.files(fixture.temp));
+            fixture.servers.registerDomain(TestDomains.files(fixture.temp, () -> called.set(true)));
             try (McpClient client = fixture.client(Server.CODE)) {
                 McpClient.ToolResult result = client.run("read_file", "{\"path\":7}");
+                // The handler runs before its reply is written, so this is settled by now.
+                assertFalse("the handler was reached: " + result.text(), called.get());
                 assertTrue(result.isError());
                 assertTrue(result.text(), result.text().contains("invalid arguments"));
-                assertFalse(called.get());
             }
         }
     }

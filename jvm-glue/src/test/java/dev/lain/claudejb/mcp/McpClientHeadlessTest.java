@@ -34,7 +34,7 @@ public class McpClientHeadlessTest {
     @After
     public void stop() throws Exception {
         servers.close();
-        TestDomains.deleteRecursively(temp);
+        TestSupport.deleteRecursively(temp);
     }
 
     @Test
@@ -118,8 +118,7 @@ public class McpClientHeadlessTest {
 
     @Test
     public void aMissingFileIsAnErrorResultTheModelCanActOn() throws Exception {
-        try (McpClient client = McpClient.connect(servers.socketPath(Server.CODE))) {
-            client.initialize();
+        try (McpClient client = TestSupport.initializedClient(servers.socketPath(Server.CODE))) {
             McpClient.ToolResult read = client.run("read_file", "{\"path\":\"nope.txt\"}");
             assertTrue(read.isError());
             assertTrue(read.text(), read.text().contains("nope.txt"));

@@ -11,6 +11,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.Test;
 
 public class NativeLoaderTest {
@@ -33,7 +34,7 @@ public class NativeLoaderTest {
                 assertEquals("no partial files are left", 1, files.count());
             }
         } finally {
-            TestDomains.deleteRecursively(cache);
+            TestSupport.deleteRecursively(cache);
         }
     }
 
@@ -73,13 +74,11 @@ public class NativeLoaderTest {
     /** With no library for the platform, the error names the OS, the arch and what was looked for. */
     @Test
     public void aMissingLibraryIsReportedWithOsArchAndPath() throws Exception {
-        String classPath = System.getProperty("ide.mcp.test.classpath") + File.pathSeparator
+        String classPath = TestSupport.mainClasspath() + File.pathSeparator
                 + new File(LoaderProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        Process probe = new ProcessBuilder(
-                        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                        "-cp", classPath,
-                        "-D" + NativeLoader.CACHE_PROPERTY + "=" + Files.createTempDirectory("native-cache"),
-                        LoaderProbe.class.getName())
+        Process probe = new ProcessBuilder(TestSupport.javaCommand(classPath,
+                        List.of("-D" + NativeLoader.CACHE_PROPERTY + "=" + Files.createTempDirectory("native-cache")),
+                        LoaderProbe.class.getName()))
                 .redirectErrorStream(true)
                 .start();
         String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -69,8 +69,7 @@ public class SplitModeTest {
                     running.get().socketPath(Server.CODE).toString()), args);
 
             // The socket in the block answers.
-            try (McpClient client = McpClient.connect(Path.of((String) args.get(3)))) {
-                client.initialize();
+            try (McpClient client = TestSupport.initializedClient(Path.of((String) args.get(3)))) {
                 assertTrue(client.domains().contains("files"));
             }
 
@@ -86,7 +85,7 @@ public class SplitModeTest {
             if (running.get() != null) {
                 running.get().close();
             }
-            TestDomains.deleteRecursively(temp);
+            TestSupport.deleteRecursively(temp);
         }
     }
 

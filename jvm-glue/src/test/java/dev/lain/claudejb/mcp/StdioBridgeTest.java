@@ -7,7 +7,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,10 +17,8 @@ import org.junit.Test;
 /** The stdio bridge as a child JVM, driven through its stdin and stdout. */
 public class StdioBridgeTest {
     private static Process startBridge(String socket) throws Exception {
-        String classpath = System.getProperty("ide.mcp.test.classpath");
-        assertTrue("the build passes ide.mcp.test.classpath", classpath != null && !classpath.isEmpty());
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-cp", classpath, "dev.lain.claudejb.mcp.StdioBridge", socket)
+        return new ProcessBuilder(TestSupport.javaCommand(TestSupport.mainClasspath(), List.of(),
+                        StdioBridge.class.getName(), socket))
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
     }

@@ -7,6 +7,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.TestSupport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -22,18 +23,13 @@ import org.junit.Test;
 /** {@code HeadlessHost.main} as a child process: the ready line first, the block, stdin EOF stops it cleanly. */
 public class HeadlessHostProcessTest {
     private static Process startHost(ProcessBuilder.Redirect stderr, String... args) throws Exception {
-        String classpath = System.getProperty("ide.mcp.test.classpath");
-        assertTrue("the build passes ide.mcp.test.classpath", classpath != null && !classpath.isEmpty());
-        List<String> command = new ArrayList<>();
-        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> options = new ArrayList<>();
         String library = System.getProperty("ide.mcp.native.library");
         if (library != null) {
-            command.add("-Dide.mcp.native.library=" + library);
+            options.add("-Dide.mcp.native.library=" + library);
         }
-        command.add("-cp");
-        command.add(classpath);
-        command.add(HeadlessHost.class.getName());
-        command.addAll(java.util.Arrays.asList(args));
+        List<String> command = TestSupport.javaCommand(TestSupport.mainClasspath(), options,
+                HeadlessHost.class.getName(), args);
         return new ProcessBuilder(command).redirectError(stderr).start();
     }
 
@@ -42,9 +38,7 @@ public class HeadlessHostProcessTest {
         try (TestProject project = new TestProject().withGit()) {
             Process host = startHost(ProcessBuilder.Redirect.INHERIT, "--log-level", "error", "--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
             BufferedReader stdout = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
-            String ready = stdout.readLine();
-            assertTrue(ready, ready != null && ready.startsWith("IDE MCP servers listening under "));
-            Path directory = Paths.get(ready.substring("IDE MCP servers listening under ".length()));
+            Path directory = TestSupport.readyDirectory(stdout);
             assertTrue(directory.toString(), directory.startsWith(project.temp.resolve("claude-ide-mcp")));
             StringBuilder block = new StringBuilder();
             String line;
@@ -59,8 +53,7 @@ public class HeadlessHostProcessTest {
             for (String name : new String[] {"code", "run", "vcs", "ops"}) {
                 assertTrue(name, Files.exists(directory.resolve(name + ".sock")));
             }
-            try (McpClient client = McpClient.connect(directory.resolve("code.sock"))) {
-                client.initialize();
+            try (McpClient client = TestSupport.initializedClient(directory.resolve("code.sock"))) {
                 McpClient.ToolResult read = client.run("read_file", "{\"path\":\"README.md\"}");
                 assertFalse(read.text(), read.isError());
                 assertTrue(read.text(), read.text().contains("A demo project."));

@@ -7,6 +7,7 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.TestSupport;
 import dev.lain.claudejb.mcp.Server;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,9 +42,7 @@ public class HeadlessHostTest {
     }
 
     private McpClient client(Server server) throws Exception {
-        McpClient client = McpClient.connect(host.servers().socketPath(server));
-        client.initialize();
-        return client;
+        return TestSupport.initializedClient(host.servers().socketPath(server));
     }
 
     private static McpClient.ToolResult ok(McpClient client, String tool, String args) throws Exception {

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.TestSupport;
 import dev.lain.claudejb.mcp.Server;
 import java.nio.file.Files;
 import java.util.EnumSet;
@@ -21,8 +22,7 @@ public class NonGitProjectTest {
             assertFalse(Files.exists(host.directory().resolve("vcs.sock")));
             assertTrue(Files.exists(host.directory().resolve("code.sock")));
             assertFalse(((java.util.Map<?, ?>) host.mcpServers().get("mcpServers")).containsKey("vcs"));
-            try (McpClient code = McpClient.connect(host.servers().socketPath(Server.CODE))) {
-                code.initialize();
+            try (McpClient code = TestSupport.initializedClient(host.servers().socketPath(Server.CODE))) {
                 McpClient.ToolResult found = code.run("find_files", "{\"glob\":\"*.java\"}");
                 assertFalse(found.text(), found.isError());
                 assertTrue(found.text(), found.text().contains("src/util/Strings.java"));

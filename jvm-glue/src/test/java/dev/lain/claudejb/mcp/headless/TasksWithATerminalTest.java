@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.TestSupport;
 import dev.lain.claudejb.mcp.Server;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
@@ -57,9 +58,7 @@ public class TasksWithATerminalTest {
     }
 
     private McpClient client() throws Exception {
-        McpClient client = McpClient.connect(host.servers().socketPath(Server.RUN));
-        client.initialize();
-        return client;
+        return TestSupport.initializedClient(host.servers().socketPath(Server.RUN));
     }
 
     @Test

@@ -2,16 +2,15 @@ package dev.lain.claudejb.mcp.headless;
 
 import static org.junit.Assert.assertEquals;
 
+import dev.lain.claudejb.mcp.TestSupport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /** A temporary project on disk: some files, optionally a git repository, a tasks file, and a file outside it. */
 final class TestProject implements AutoCloseable {
@@ -68,8 +67,6 @@ final class TestProject implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        try (Stream<Path> paths = Files.walk(temp)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
+        TestSupport.deleteRecursively(temp);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.TestSupport;
 import dev.lain.claudejb.mcp.Server;
 import java.io.IOException;
 import java.io.PipedInputStream;
@@ -54,8 +55,7 @@ public class UnexpectedClientTest {
         Console console = new Console();
         try (TestProject project = new TestProject(); HeadlessHost host = start(project, console)) {
             console.answerWhenAsked("y");
-            try (McpClient client = McpClient.connect(host.servers().socketPath(Server.CODE))) {
-                client.initialize();
+            try (McpClient client = TestSupport.initializedClient(host.servers().socketPath(Server.CODE))) {
                 McpClient.ToolResult read = client.run("read_file", "{\"path\":\"README.md\"}");
                 assertFalse(read.text(), read.isError());
             }

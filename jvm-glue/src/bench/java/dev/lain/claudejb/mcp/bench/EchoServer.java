@@ -16,7 +16,11 @@ import java.nio.file.Paths;
  * whose {@code echo {value}} tool is a Java handler that answers {@code {"value": <value>}} at
  * once through {@link dev.lain.claudejb.mcp.ToolCallContext#complete}.
  *
- * <pre>{@code java -cp jvm-glue.jar dev.lain.claudejb.mcp.bench.EchoServer --base DIR}</pre>
+ * <pre>{@code java -cp jvm-glue-bench.jar dev.lain.claudejb.mcp.bench.EchoServer --base DIR}</pre>
+ *
+ * <p>It lives in the {@code bench} source set, outside the jar a plugin ships: Gradle's
+ * {@code benchJar} builds {@code jvm-glue-bench.jar}, whose manifest puts {@code jvm-glue.jar}
+ * (the API and the native library) beside it on the class path.
  *
  * <p>Prints {@code IDE MCP servers listening under <runtime directory>} once the socket is up,
  * then serves until its standard input closes (the benchmark closes it to stop the process);
