@@ -38,3 +38,47 @@ pub const DEFAULT_OVERLAP_MILLIS: u64 = 60 * 1000;
 
 /// The text of the split-mode notice.
 pub const SPLIT_MODE_MESSAGE: &str = "The chat could not be shown, but the IDE MCP servers are up";
+
+/// Every constant above as one JSON object keyed by its name, for the Java side's check that
+/// its copy (`dev.lain.claudejb.mcp.Contract`) agrees.
+pub fn as_json() -> serde_json::Value {
+    serde_json::json!({
+        "READY_LINE_PREFIX": READY_LINE_PREFIX,
+        "TOKEN_META_KEY": TOKEN_META_KEY,
+        "REQUEST_REJECTED": REQUEST_REJECTED,
+        "PROTOCOL_VERSION_META_KEY": PROTOCOL_VERSION_META_KEY,
+        "MAX_FRAME_BYTES": MAX_FRAME_BYTES,
+        "QUEUE_DEPTH": QUEUE_DEPTH,
+        "SHARED_DIR_NAME": SHARED_DIR_NAME,
+        "TOKEN_FILE_NAME": TOKEN_FILE_NAME,
+        "SOCKET_FILE_NAMES": SOCKET_FILE_NAMES,
+        "ROTATION_MILLIS": ROTATION_MILLIS,
+        "DEFAULT_OVERLAP_MILLIS": DEFAULT_OVERLAP_MILLIS,
+        "SPLIT_MODE_MESSAGE": SPLIT_MODE_MESSAGE,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A constant added above but not to [`as_json`](super::as_json) would escape the Java check.
+    #[test]
+    fn as_json_has_every_constant() {
+        let declared: Vec<&str> = include_str!("contract.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub const "))
+            .filter_map(|rest| rest.split(':').next())
+            .collect();
+        let json = super::as_json();
+        let mut listed: Vec<&str> = json
+            .as_object()
+            .map(|object| object.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut declared_sorted = declared.clone();
+        declared_sorted.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(
+            declared_sorted, listed,
+            "contract::as_json must list every constant"
+        );
+    }
+}

@@ -47,7 +47,7 @@ public class LifecycleTest {
         try (Fixture fixture = new Fixture()) {
             long deadline = System.currentTimeMillis() + 5000;
             while (System.currentTimeMillis() < deadline
-                    && records.stream().noneMatch(record -> record.contains("IDE MCP servers listening under"))) {
+                    && records.stream().noneMatch(record -> record.contains(Contract.READY_LINE_PREFIX))) {
                 Thread.sleep(20);
             }
             assertTrue(records.toString(), records.stream().anyMatch(

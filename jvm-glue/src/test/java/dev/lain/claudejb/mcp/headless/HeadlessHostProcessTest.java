@@ -7,6 +7,8 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.Contract;
+import dev.lain.claudejb.mcp.Server;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -43,9 +45,9 @@ public class HeadlessHostProcessTest {
             Process host = startHost(ProcessBuilder.Redirect.INHERIT, "--log-level", "error", "--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
             BufferedReader stdout = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
             String ready = stdout.readLine();
-            assertTrue(ready, ready != null && ready.startsWith("IDE MCP servers listening under "));
-            Path directory = Paths.get(ready.substring("IDE MCP servers listening under ".length()));
-            assertTrue(directory.toString(), directory.startsWith(project.temp.resolve("claude-ide-mcp")));
+            assertTrue(ready, ready != null && ready.startsWith(Contract.READY_LINE_PREFIX));
+            Path directory = Paths.get(ready.substring(Contract.READY_LINE_PREFIX.length()));
+            assertTrue(directory.toString(), directory.startsWith(project.temp.resolve(Contract.SHARED_DIR_NAME)));
             StringBuilder block = new StringBuilder();
             String line;
             while ((line = stdout.readLine()) != null) {
@@ -56,10 +58,10 @@ public class HeadlessHostProcessTest {
             }
             Map<?, ?> servers = (Map<?, ?>) ((Map<?, ?>) Json.parse(block.toString())).get("mcpServers");
             assertEquals(4, servers.size());
-            for (String name : new String[] {"code", "run", "vcs", "ops"}) {
-                assertTrue(name, Files.exists(directory.resolve(name + ".sock")));
+            for (Server server : Server.values()) {
+                assertTrue(server.wireName(), Files.exists(directory.resolve(server.socketFileName())));
             }
-            try (McpClient client = McpClient.connect(directory.resolve("code.sock"))) {
+            try (McpClient client = McpClient.connect(directory.resolve(Server.CODE.socketFileName()))) {
                 client.initialize();
                 McpClient.ToolResult read = client.run("read_file", "{\"path\":\"README.md\"}");
                 assertFalse(read.text(), read.isError());
