@@ -5,8 +5,13 @@
 use ide_mcp_server::ServerConfig;
 use jni::objects::{JClass, JString};
 use jni::EnvUnowned;
+use serde_json::Value;
 
 use crate::native::bridge;
+
+fn json_string<'local>(env: EnvUnowned<'local>, value: impl FnOnce() -> Value) -> JString<'local> {
+    bridge(env, |env| Ok(JString::from_str(env, value().to_string())?))
+}
 
 /// `ide_mcp_protocol::contract`'s constants as a JSON object keyed by name.
 #[no_mangle]
@@ -14,12 +19,7 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_contractJson<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {
-    bridge(env, |env| {
-        Ok(JString::from_str(
-            env,
-            ide_mcp_protocol::contract::as_json().to_string(),
-        )?)
-    })
+    json_string(env, ide_mcp_protocol::contract::as_json)
 }
 
 /// The keys of `ServerConfig`'s options as a JSON array, in the order of the table of
@@ -29,8 +29,5 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_optionKeys<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
 ) -> JString<'local> {
-    bridge(env, |env| {
-        let keys: Vec<&str> = ServerConfig::option_keys().collect();
-        Ok(JString::from_str(env, serde_json::json!(keys).to_string())?)
-    })
+    json_string(env, || ServerConfig::option_keys().collect())
 }
