@@ -37,6 +37,8 @@ DOMAIN = "diagnostics"
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 15.0
 
+# The ready line and the socket names are the contract's READY_LINE_PREFIX and
+# SOCKET_FILE_NAMES (rust/protocol/src/contract.rs, Java: dev.lain.claudejb.mcp.Contract).
 READY = re.compile(r"^IDE MCP servers listening under (?P<dir>/.+)$")
 
 

@@ -187,4 +187,5 @@ def test_a_project_without_git_has_no_vcs_socket(built_host, tmp_path):
     (project / "a.txt").write_text("plain\n")
     with serve_project(built_host, project) as servers:
         sockets = sorted(p.name for p in servers.directory.glob("*.sock"))
+        # SOCKET_FILE_NAMES in rust/protocol/src/contract.rs
         assert sockets == ["code.sock", "ops.sock", "run.sock"]

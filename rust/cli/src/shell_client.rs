@@ -18,6 +18,7 @@ use ide_mcp_server::client::{
 use serde_json::json;
 
 use crate::toon_command::describe_json_error;
+use ide_mcp_protocol::contract::READY_LINE_PREFIX;
 
 /// The exit status of a call that could not be made.
 const CALL_FAILED: u8 = 2;
@@ -162,8 +163,9 @@ fn hint_for(error: &ClientError, socket: &Path) -> Option<String> {
             if *code == INVALID_REQUEST_CODE && message == REQUEST_REJECTED_MESSAGE =>
         {
             Some(format!(
-                "the token beside {} was not accepted even after re-reading it; the servers may have restarted under another directory (see idea.log for `IDE MCP servers listening under`)",
-                socket.display()
+                "the token beside {} was not accepted even after re-reading it; the servers may have restarted under another directory (see idea.log for `{}`)",
+                socket.display(),
+                READY_LINE_PREFIX.trim_end()
             ))
         }
         ClientError::TokenFile { .. } => Some(

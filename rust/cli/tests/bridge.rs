@@ -12,11 +12,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
+use ide_mcp_protocol::contract::{
+    REQUEST_REJECTED, SOCKET_FILE_NAMES, TOKEN_FILE_NAME, TOKEN_META_KEY,
+};
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
 use serde_json::{json, Value};
-
-const TOKEN_META_KEY: &str = "dev.lain.claudejb/token";
 
 /// How long any single step may take before the test fails instead of hanging.
 const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -59,7 +60,7 @@ impl FakeServer {
         self.write_value(&json!({
             "jsonrpc": "2.0",
             "id": request["id"],
-            "error": { "code": -32600, "message": "request rejected" },
+            "error": { "code": -32600, "message": REQUEST_REJECTED },
         }));
     }
 }
@@ -78,7 +79,7 @@ impl Harness {
     fn start(token: &str) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         write_token(&dir, token);
-        let socket = dir.path().join("code.sock");
+        let socket = dir.path().join(SOCKET_FILE_NAMES[0]);
         let listener = UnixListener::bind(&socket).unwrap();
         let mut child = spawn_bridge(&socket);
         let stream = accept_within(&listener, STEP_TIMEOUT);
@@ -154,7 +155,7 @@ fn write_token(dir: &tempfile::TempDir, token: &str) {
     // The way the servers rotate it: a new file renamed over the old one.
     let next = dir.path().join("token.next");
     std::fs::write(&next, token).unwrap();
-    std::fs::rename(&next, dir.path().join("token")).unwrap();
+    std::fs::rename(&next, dir.path().join(TOKEN_FILE_NAME)).unwrap();
 }
 
 fn accept_within(listener: &UnixListener, timeout: Duration) -> UnixStream {
@@ -339,7 +340,7 @@ fn a_rejection_with_an_unchanged_token_is_passed_on() {
     bridge.server.reject(&request);
 
     let reply = bridge.next_output();
-    assert_eq!(reply["error"]["message"], json!("request rejected"));
+    assert_eq!(reply["error"]["message"], json!(REQUEST_REJECTED));
     bridge.close_stdin();
     assert!(bridge.finish().0.success());
 }
@@ -378,7 +379,7 @@ fn end_of_input_waits_for_the_replies_in_flight() {
 #[test]
 fn a_missing_socket_is_an_error_naming_the_socket() {
     let dir = tempfile::tempdir().unwrap();
-    let socket: PathBuf = dir.path().join("code.sock");
+    let socket: PathBuf = dir.path().join(SOCKET_FILE_NAMES[0]);
 
     let output = Command::new(env!("CARGO_BIN_EXE_ide-mcp"))
         .arg("bridge")

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::{READY_LINE_PREFIX, TOKEN_FILE_NAME};
+use ide_mcp_server::ServerName;
 use serde_json::{json, Value};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_ide-mcp");
@@ -35,7 +37,7 @@ impl TestServer {
             .unwrap();
         let directory = line
             .trim()
-            .strip_prefix("IDE MCP servers listening under ")
+            .strip_prefix(READY_LINE_PREFIX)
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .into();
         TestServer { child, directory }
@@ -111,7 +113,7 @@ fn an_mcp_session_through_the_bridge_survives_token_rotation() {
         base.path(),
         &["--rotation-ms", "700", "--overlap-ms", "100"],
     );
-    let mut bridge = Bridge::start(&server.directory.join("code.sock"));
+    let mut bridge = Bridge::start(&server.directory.join(ServerName::Code.socket_file_name()));
 
     let init = bridge.call(
         1,
@@ -132,7 +134,7 @@ fn an_mcp_session_through_the_bridge_survives_token_rotation() {
         .contains("diagnostics"));
 
     // Several rotations pass, each overlap long over: the bridge must pick up the new token.
-    let token_file = server.directory.join("token");
+    let token_file = server.directory.join(TOKEN_FILE_NAME);
     let first = std::fs::read_to_string(&token_file).unwrap();
     std::thread::sleep(Duration::from_millis(2000));
     assert_ne!(std::fs::read_to_string(&token_file).unwrap(), first);
@@ -155,7 +157,7 @@ fn an_mcp_session_through_the_bridge_survives_token_rotation() {
 fn the_shell_commands_talk_to_the_test_server() {
     let base = tempfile::tempdir().unwrap();
     let server = TestServer::start(base.path(), &[]);
-    let socket = server.directory.join("ops.sock");
+    let socket = server.directory.join(ServerName::Ops.socket_file_name());
     let run = |args: &[&str]| Command::new(BINARY).args(args).output().unwrap();
     let socket_text = socket.to_str().unwrap();
     let domains = run(&["domains", socket_text]);
@@ -216,12 +218,8 @@ fn out_of_descriptors_the_listener_backs_off_instead_of_spinning() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let directory = PathBuf::from(
-        line.trim()
-            .strip_prefix("IDE MCP servers listening under ")
-            .unwrap(),
-    );
-    let socket = directory.join("code.sock");
+    let directory = PathBuf::from(line.trim().strip_prefix(READY_LINE_PREFIX).unwrap());
+    let socket = directory.join(ServerName::Code.socket_file_name());
     // More connections than descriptors: the kernel queues them, accept fails with EMFILE.
     let flood: Vec<std::os::unix::net::UnixStream> = (0..60)
         .filter_map(|_| std::os::unix::net::UnixStream::connect(&socket).ok())

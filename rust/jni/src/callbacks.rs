@@ -12,29 +12,146 @@ use std::sync::OnceLock;
 
 use jni::objects::{Global, JClass, JObject, JObjectArray, JStaticMethodID, JString, JValue};
 use jni::refs::LoaderContext;
-use jni::signature::{JavaType, Primitive, ReturnType};
+use jni::signature::{JavaType, Primitive, ReturnType, RuntimeMethodSignature};
+use jni::strings::JNIString;
 use jni::sys::jvalue;
-use jni::{jni_sig, jni_str, Env, JValueOwned};
+use jni::{jni_str, Env, JValueOwned};
 
 use crate::error::{after_java_call, BridgeError};
 
-/// The cached class and method ids.
-pub struct JavaCallbacks {
-    class: Global<JClass<'static>>,
-    new_call_context: JStaticMethodID,
-    invoke_handler: JStaticMethodID,
-    fire_cancelled: JStaticMethodID,
-    judge: JStaticMethodID,
-    confirm: JStaticMethodID,
-    tools_withheld: JStaticMethodID,
-    unexpected_client: JStaticMethodID,
-    split_mode_notice: JStaticMethodID,
-    log: JStaticMethodID,
+/// One Java type a callback takes or returns, by its name in [`java_callbacks!`]: its JNI
+/// descriptor, the Rust type a caller passes, the `jvalue` it becomes, and for a return type
+/// what `call_static_method_unchecked` is told and what the caller gets back.
+macro_rules! java_type {
+    (descriptor long) => { "J" };
+    (descriptor int) => { "I" };
+    (descriptor boolean) => { "Z" };
+    (descriptor void) => { "V" };
+    (descriptor Object) => { "Ljava/lang/Object;" };
+    (descriptor String) => { "Ljava/lang/String;" };
+    (descriptor StringArray) => { "[Ljava/lang/String;" };
+
+    (rust long) => { i64 };
+    (rust int) => { i32 };
+    (rust boolean) => { bool };
+    (rust Object) => { &JObject<'_> };
+    (rust String) => { &JString<'_> };
+    (rust StringArray) => { &JObjectArray<'_, JString<'_>> };
+
+    (jvalue long, $value:expr) => { JValue::Long($value).as_jni() };
+    (jvalue int, $value:expr) => { JValue::Int($value).as_jni() };
+    (jvalue boolean, $value:expr) => { JValue::Bool($value).as_jni() };
+    (jvalue $object:ident, $value:expr) => { JValue::Object($value).as_jni() };
+
+    (return_type void) => { JavaType::Primitive(Primitive::Void) };
+    (return_type $object:ident) => { JavaType::Object };
+
+    (returns void) => { () };
+    (returns $object:ident) => { JObject<'local> };
+
+    (convert void, $result:expr) => { $result.map(drop) };
+    (convert $object:ident, $result:expr) => { Ok($result?.l()?) };
+}
+
+/// Declares the static methods of `NativeCallbacks` this library calls, each once, as
+/// `rust_name = "javaName"(argument: type, …) -> type;` with the types of [`java_type!`].
+/// From that one line come the method id in [`JavaCallbacks`], its JNI signature (in
+/// [`signature`]), its lookup in [`init`], and a typed call in [`typed`] that builds exactly
+/// the `jvalue`s the signature describes, so an argument list and its signature cannot drift.
+macro_rules! java_callbacks {
+    ($(
+        $(#[cfg($cfg:meta)])?
+        $name:ident = $java:literal ( $($arg:ident : $ty:ident),* ) -> $ret:ident;
+    )*) => {
+        /// The cached class and method ids.
+        pub struct JavaCallbacks {
+            class: Global<JClass<'static>>,
+            $($(#[cfg($cfg)])? $name: JStaticMethodID,)*
+        }
+
+        /// The JNI signature of each callback, built from its argument list.
+        #[allow(non_upper_case_globals)]
+        pub(crate) mod signature {
+            $(
+                $(#[cfg($cfg)])?
+                pub(crate) const $name: &str = concat!(
+                    "(", $(java_type!(descriptor $ty),)* ")", java_type!(descriptor $ret)
+                );
+            )*
+        }
+
+        fn resolve_all(
+            env: &mut Env<'_>,
+            class: Global<JClass<'static>>,
+        ) -> Result<JavaCallbacks, BridgeError> {
+            Ok(JavaCallbacks {
+                $($(#[cfg($cfg)])? $name: resolve(env, &class, $java, signature::$name)?,)*
+                class,
+            })
+        }
+
+        /// One typed call per callback: the arguments of its line, in its order.
+        mod typed {
+            use super::*;
+
+            $(
+                $(#[cfg($cfg)])?
+                #[allow(clippy::too_many_arguments)]
+                pub(super) fn $name<'local>(
+                    callbacks: &JavaCallbacks,
+                    env: &mut Env<'local>,
+                    $($arg: java_type!(rust $ty),)*
+                ) -> Result<java_type!(returns $ret), BridgeError> {
+                    let args: &[jvalue] = &[$(java_type!(jvalue $ty, $arg),)*];
+                    let result =
+                        callbacks.call(env, callbacks.$name, java_type!(return_type $ret), args);
+                    java_type!(convert $ret, result)
+                }
+            )*
+        }
+    };
+}
+
+java_callbacks! {
+    new_call_context = "newCallContext"(call_id: long, arguments_json: String) -> Object;
+    invoke_handler = "invokeHandler"(handler: Object, context: Object) -> void;
+    fire_cancelled = "fireCancelled"(context: Object) -> void;
+    judge = "judge"(
+        guard: Object, server: String, domain: String, tool: String, arguments_json: String,
+        read_only: boolean, destructive: boolean, pid: int, client_name: String,
+        connection_id: long, concerns: StringArray
+    ) -> String;
+    confirm = "confirm"(
+        host: Object, server: String, domain: String, tool: String, arguments_json: String,
+        read_only: boolean, destructive: boolean, pid: int, client_name: String,
+        connection_id: long, concerns: StringArray, prompt: String, confirmation_id: long
+    ) -> void;
+    tools_withheld = "toolsWithheld"(
+        host: Object, server: String, normalized_name: String, tools: StringArray
+    ) -> void;
+    unexpected_client = "unexpectedClient"(
+        host: Object, pid: int, executable: String, command_line: StringArray, admission_id: long
+    ) -> void;
+    split_mode_notice = "splitModeNotice"(
+        host: Object, message: String, mcp_servers_json: String
+    ) -> void;
+    log = "log"(sink: Object, level: int, message: String) -> void;
     #[cfg(feature = "testing")]
-    throw_for_testing: JStaticMethodID,
+    throw_for_testing = "throwForTesting"(message: String) -> void;
 }
 
 static CALLBACKS: OnceLock<JavaCallbacks> = OnceLock::new();
+
+/// Looks one callback up with the signature its line in [`java_callbacks!`] built.
+fn resolve(
+    env: &mut Env<'_>,
+    class: &Global<JClass<'static>>,
+    name: &str,
+    signature: &str,
+) -> Result<JStaticMethodID, BridgeError> {
+    let signature = RuntimeMethodSignature::from_str(signature)?;
+    Ok(env.get_static_method_id(class, JNIString::new(name), signature.method_signature())?)
+}
 
 /// What a guard or a confirmation is asked about, owned so it can travel to a callback thread.
 #[derive(Clone, Debug)]
@@ -85,60 +202,7 @@ pub fn init(env: &mut Env<'_>, native_class: &JClass<'_>) -> Result<(), BridgeEr
         .load_class(env, jni_str!("dev.lain.claudejb.mcp.NativeCallbacks"), true)
         .map_err(|error| after_java_call(env, error))?;
     let class = env.new_global_ref(&class)?;
-    let callbacks = JavaCallbacks {
-        new_call_context: env.get_static_method_id(
-            &class,
-            jni_str!("newCallContext"),
-            jni_sig!("(JLjava/lang/String;)Ljava/lang/Object;"),
-        )?,
-        invoke_handler: env.get_static_method_id(
-            &class,
-            jni_str!("invokeHandler"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/Object;)V"),
-        )?,
-        fire_cancelled: env.get_static_method_id(
-            &class,
-            jni_str!("fireCancelled"),
-            jni_sig!("(Ljava/lang/Object;)V"),
-        )?,
-        judge: env.get_static_method_id(
-            &class,
-            jni_str!("judge"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;)Ljava/lang/String;"),
-        )?,
-        confirm: env.get_static_method_id(
-            &class,
-            jni_str!("confirm"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;Ljava/lang/String;J)V"),
-        )?,
-        tools_withheld: env.get_static_method_id(
-            &class,
-            jni_str!("toolsWithheld"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;[Ljava/lang/String;)V"),
-        )?,
-        unexpected_client: env.get_static_method_id(
-            &class,
-            jni_str!("unexpectedClient"),
-            jni_sig!("(Ljava/lang/Object;ILjava/lang/String;[Ljava/lang/String;J)V"),
-        )?,
-        split_mode_notice: env.get_static_method_id(
-            &class,
-            jni_str!("splitModeNotice"),
-            jni_sig!("(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;)V"),
-        )?,
-        log: env.get_static_method_id(
-            &class,
-            jni_str!("log"),
-            jni_sig!("(Ljava/lang/Object;ILjava/lang/String;)V"),
-        )?,
-        #[cfg(feature = "testing")]
-        throw_for_testing: env.get_static_method_id(
-            &class,
-            jni_str!("throwForTesting"),
-            jni_sig!("(Ljava/lang/String;)V"),
-        )?,
-        class,
-    };
+    let callbacks = resolve_all(env, class)?;
     // A racing first start may have won; its copy is identical.
     let _ = CALLBACKS.set(callbacks);
     Ok(())
@@ -152,9 +216,6 @@ pub fn get() -> Result<&'static JavaCallbacks, BridgeError> {
         )
     })
 }
-
-const VOID: ReturnType = JavaType::Primitive(Primitive::Void);
-const OBJECT: ReturnType = JavaType::Object;
 
 fn string<'local>(env: &mut Env<'local>, text: &str) -> Result<JString<'local>, BridgeError> {
     Ok(JString::from_str(env, text)?)
@@ -189,10 +250,11 @@ fn id_to_jlong(id: u64) -> i64 {
 }
 
 impl JavaCallbacks {
-    /// Calls one cached static method.
+    /// Calls one cached static method; only the typed calls of [`java_callbacks!`] use it.
     ///
-    /// Safety of the unchecked call: every method id was resolved above with the signature
-    /// that its callers here build `args` for, and `ret` matches that signature's return type.
+    /// Safety of the unchecked call: each typed call passes the method id resolved with the
+    /// signature built from its own argument list, `args` built from that same list, and the
+    /// `ret` of that signature's return type.
     fn call<'local>(
         &self,
         env: &mut Env<'local>,
@@ -213,11 +275,7 @@ impl JavaCallbacks {
         arguments_json: &str,
     ) -> Result<JObject<'local>, BridgeError> {
         let arguments = string(env, arguments_json)?;
-        let args = [
-            JValue::Long(id_to_jlong(call_id)).as_jni(),
-            JValue::Object(&arguments).as_jni(),
-        ];
-        Ok(self.call(env, self.new_call_context, OBJECT, &args)?.l()?)
+        typed::new_call_context(self, env, id_to_jlong(call_id), &arguments)
     }
 
     /// `NativeCallbacks.invokeHandler(handler, context)`: runs a Java `ToolHandler`.
@@ -227,11 +285,7 @@ impl JavaCallbacks {
         handler: &JObject<'_>,
         context: &JObject<'_>,
     ) -> Result<(), BridgeError> {
-        let args = [
-            JValue::Object(handler).as_jni(),
-            JValue::Object(context).as_jni(),
-        ];
-        self.call(env, self.invoke_handler, VOID, &args).map(drop)
+        typed::invoke_handler(self, env, handler, context)
     }
 
     /// `NativeCallbacks.fireCancelled(context)`: marks the context cancelled and runs its
@@ -241,20 +295,19 @@ impl JavaCallbacks {
         env: &mut Env<'_>,
         context: &JObject<'_>,
     ) -> Result<(), BridgeError> {
-        let args = [JValue::Object(context).as_jni()];
-        self.call(env, self.fire_cancelled, VOID, &args).map(drop)
+        typed::fire_cancelled(self, env, context)
     }
 
     fn guard_call_args<'local>(
         env: &mut Env<'local>,
         call: &GuardCall,
-    ) -> Result<[JObject<'local>; 5], BridgeError> {
+    ) -> Result<[JString<'local>; 5], BridgeError> {
         Ok([
-            string(env, &call.server)?.into(),
-            string(env, &call.domain)?.into(),
-            string(env, &call.tool)?.into(),
-            string(env, &call.arguments_json)?.into(),
-            optional_string(env, call.client_name.as_deref())?.into(),
+            string(env, &call.server)?,
+            string(env, &call.domain)?,
+            string(env, &call.tool)?,
+            string(env, &call.arguments_json)?,
+            optional_string(env, call.client_name.as_deref())?,
         ])
     }
 
@@ -268,20 +321,21 @@ impl JavaCallbacks {
     ) -> Result<String, BridgeError> {
         let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
         let concerns = string_array(env, &call.concerns)?;
-        let args = [
-            JValue::Object(guard).as_jni(),
-            JValue::Object(&server).as_jni(),
-            JValue::Object(&domain).as_jni(),
-            JValue::Object(&tool).as_jni(),
-            JValue::Object(&arguments).as_jni(),
-            JValue::Bool(call.read_only).as_jni(),
-            JValue::Bool(call.destructive).as_jni(),
-            JValue::Int(call.pid).as_jni(),
-            JValue::Object(&client_name).as_jni(),
-            JValue::Long(id_to_jlong(call.connection_id)).as_jni(),
-            JValue::Object(&concerns).as_jni(),
-        ];
-        let verdict = self.call(env, self.judge, OBJECT, &args)?.l()?;
+        let verdict = typed::judge(
+            self,
+            env,
+            guard,
+            &server,
+            &domain,
+            &tool,
+            &arguments,
+            call.read_only,
+            call.destructive,
+            call.pid,
+            &client_name,
+            id_to_jlong(call.connection_id),
+            &concerns,
+        )?;
         if verdict.is_null() {
             return Err(BridgeError::Server(
                 "the Security Guard returned null instead of a Verdict".to_owned(),
@@ -304,22 +358,23 @@ impl JavaCallbacks {
         let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
         let concerns = string_array(env, &call.concerns)?;
         let prompt = string(env, prompt)?;
-        let args = [
-            JValue::Object(host).as_jni(),
-            JValue::Object(&server).as_jni(),
-            JValue::Object(&domain).as_jni(),
-            JValue::Object(&tool).as_jni(),
-            JValue::Object(&arguments).as_jni(),
-            JValue::Bool(call.read_only).as_jni(),
-            JValue::Bool(call.destructive).as_jni(),
-            JValue::Int(call.pid).as_jni(),
-            JValue::Object(&client_name).as_jni(),
-            JValue::Long(id_to_jlong(call.connection_id)).as_jni(),
-            JValue::Object(&concerns).as_jni(),
-            JValue::Object(&prompt).as_jni(),
-            JValue::Long(id_to_jlong(confirmation_id)).as_jni(),
-        ];
-        self.call(env, self.confirm, VOID, &args).map(drop)
+        typed::confirm(
+            self,
+            env,
+            host,
+            &server,
+            &domain,
+            &tool,
+            &arguments,
+            call.read_only,
+            call.destructive,
+            call.pid,
+            &client_name,
+            id_to_jlong(call.connection_id),
+            &concerns,
+            &prompt,
+            id_to_jlong(confirmation_id),
+        )
     }
 
     /// `NativeCallbacks.toolsWithheld(host, server, normalizedName, tools)`.
@@ -334,13 +389,7 @@ impl JavaCallbacks {
         let server = string(env, server)?;
         let normalized_name = string(env, normalized_name)?;
         let array = string_array(env, tools)?;
-        let args = [
-            JValue::Object(host).as_jni(),
-            JValue::Object(&server).as_jni(),
-            JValue::Object(&normalized_name).as_jni(),
-            JValue::Object(&array).as_jni(),
-        ];
-        self.call(env, self.tools_withheld, VOID, &args).map(drop)
+        typed::tools_withheld(self, env, host, &server, &normalized_name, &array)
     }
 
     /// `NativeCallbacks.unexpectedClient(host, pid, executable, commandLine, answerId)`: shows
@@ -354,15 +403,15 @@ impl JavaCallbacks {
     ) -> Result<(), BridgeError> {
         let executable = optional_string(env, client.executable.as_deref())?;
         let command_line = string_array(env, &client.command_line)?;
-        let args = [
-            JValue::Object(host).as_jni(),
-            JValue::Int(client.pid).as_jni(),
-            JValue::Object(&executable).as_jni(),
-            JValue::Object(&command_line).as_jni(),
-            JValue::Long(id_to_jlong(answer_id)).as_jni(),
-        ];
-        self.call(env, self.unexpected_client, VOID, &args)
-            .map(drop)
+        typed::unexpected_client(
+            self,
+            env,
+            host,
+            client.pid,
+            &executable,
+            &command_line,
+            id_to_jlong(answer_id),
+        )
     }
 
     /// `NativeCallbacks.splitModeNotice(host, message, mcpServersJson)`.
@@ -375,13 +424,7 @@ impl JavaCallbacks {
     ) -> Result<(), BridgeError> {
         let message = string(env, message)?;
         let configuration = string(env, mcp_servers_json)?;
-        let args = [
-            JValue::Object(host).as_jni(),
-            JValue::Object(&message).as_jni(),
-            JValue::Object(&configuration).as_jni(),
-        ];
-        self.call(env, self.split_mode_notice, VOID, &args)
-            .map(drop)
+        typed::split_mode_notice(self, env, host, &message, &configuration)
     }
 
     /// `NativeCallbacks.log(sink, level, message)`.
@@ -393,12 +436,7 @@ impl JavaCallbacks {
         message: &str,
     ) -> Result<(), BridgeError> {
         let message = string(env, message)?;
-        let args = [
-            JValue::Object(sink).as_jni(),
-            JValue::Int(level).as_jni(),
-            JValue::Object(&message).as_jni(),
-        ];
-        self.call(env, self.log, VOID, &args).map(drop)
+        typed::log(self, env, sink, level, &message)
     }
 
     #[cfg(feature = "testing")]
@@ -406,8 +444,31 @@ impl JavaCallbacks {
     /// comes back as a value and is never left pending.
     pub fn throw_for_testing(&self, env: &mut Env<'_>, message: &str) -> Result<(), BridgeError> {
         let message = string(env, message)?;
-        let args = [JValue::Object(&message).as_jni()];
-        self.call(env, self.throw_for_testing, VOID, &args)
-            .map(drop)
+        typed::throw_for_testing(self, env, &message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signature;
+
+    /// The signatures built from the argument lists are the ones `NativeCallbacks` declares
+    /// (the JVM checks that at `init`; these pin what the macro builds).
+    #[test]
+    fn signatures_are_built_from_the_argument_lists() {
+        assert_eq!(
+            signature::new_call_context,
+            "(JLjava/lang/String;)Ljava/lang/Object;"
+        );
+        assert_eq!(signature::log, "(Ljava/lang/Object;ILjava/lang/String;)V");
+        assert_eq!(
+            signature::unexpected_client,
+            "(Ljava/lang/Object;ILjava/lang/String;[Ljava/lang/String;J)V"
+        );
+        assert_eq!(
+            signature::judge,
+            "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;\
+             Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;)Ljava/lang/String;"
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! The start options and domain descriptions that Java sends as JSON strings.
 //!
 //! JSON keeps the native signatures small and stable while the Java API grows: a new knob
-//! is a new key, not a new native method. Unknown keys are refused, so a typo in a knob's
-//! name is an `IllegalArgumentException`, not a silently ignored setting.
+//! is a new key, not a new native method. The knobs are `ServerConfig`'s options (listed once,
+//! in `ide_mcp_server::config::OPTIONS`); only `bases` and `hostCanConfirm` are read here.
+//! Unknown keys are refused, so a typo in a knob's name is an `IllegalArgumentException`, not
+//! a silently ignored setting.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,30 +41,11 @@ fn parse_object(json: &str, what: &str) -> Result<Map<String, Value>, BridgeErro
     }
 }
 
-fn unsigned(value: &Value, key: &str) -> Result<u64, BridgeError> {
+fn millis(value: &Value, key: &str) -> Result<Duration, BridgeError> {
     value
         .as_u64()
+        .map(Duration::from_millis)
         .ok_or_else(|| invalid(format!("option `{key}` must be a non-negative integer")))
-}
-
-fn positive_usize(value: &Value, key: &str) -> Result<usize, BridgeError> {
-    let number = unsigned(value, key)?;
-    if number == 0 {
-        return Err(invalid(format!("option `{key}` must be at least 1")));
-    }
-    usize::try_from(number).map_err(|_| invalid(format!("option `{key}` is too large")))
-}
-
-fn millis(value: &Value, key: &str) -> Result<Duration, BridgeError> {
-    Ok(Duration::from_millis(unsigned(value, key)?))
-}
-
-fn positive_millis(value: &Value, key: &str) -> Result<Duration, BridgeError> {
-    let duration = millis(value, key)?;
-    if duration.is_zero() {
-        return Err(invalid(format!("option `{key}` must be at least 1 ms")));
-    }
-    Ok(duration)
 }
 
 fn paths(value: &Value, key: &str) -> Result<Vec<PathBuf>, BridgeError> {
@@ -80,78 +63,36 @@ fn paths(value: &Value, key: &str) -> Result<Vec<PathBuf>, BridgeError> {
         .collect()
 }
 
-/// Parses the options of `Native.start`.
+/// The start options that are not the servers' knobs: they wire the JNI side.
+const BASES: &str = "bases";
+const HOST_CAN_CONFIRM: &str = "hostCanConfirm";
+
+/// Parses the options of `Native.start`: `bases` and `hostCanConfirm` are read here, every
+/// other key is a [`ServerConfig`] option and is handed to [`ServerConfig::from_json_object`].
 pub fn parse_start_options(json: &str) -> Result<StartOptions, BridgeError> {
-    let object = parse_object(json, "the start options")?;
-    let mut options = StartOptions {
-        bases: Vec::new(),
-        config: ServerConfig::default(),
-        host_can_confirm: false,
+    let mut object = parse_object(json, "the start options")?;
+    let bases = match object.remove(BASES) {
+        Some(value) => paths(&value, BASES)?,
+        None => Vec::new(),
     };
-    for (key, value) in &object {
-        let config = &mut options.config;
-        match key.as_str() {
-            "bases" => options.bases.extend(paths(value, key)?),
-            "hostCanConfirm" => {
-                options.host_can_confirm = value
-                    .as_bool()
-                    .ok_or_else(|| invalid("option `hostCanConfirm` must be a boolean"))?;
-            }
-            "queueDepth" => config.queue_depth = positive_usize(value, key)?,
-            "maxRunningHandlers" => config.max_running_handlers = positive_usize(value, key)?,
-            "maxConnectionsPerServer" => {
-                config.max_connections_per_server = positive_usize(value, key)?;
-            }
-            "maxFrameBytes" => {
-                let bytes = positive_usize(value, key)?;
-                // The default is the contract's MAX_FRAME_BYTES, which is also the ceiling.
-                let ceiling = ServerConfig::default().max_frame_bytes;
-                if bytes > ceiling {
-                    return Err(invalid(format!(
-                        "option `maxFrameBytes` is at most {ceiling} (64 MiB)"
-                    )));
-                }
-                config.max_frame_bytes = bytes;
-            }
-            "maxStringBytes" => config.decode_limits.max_string_bytes = positive_usize(value, key)?,
-            "maxArrayLength" => config.decode_limits.max_array_len = positive_usize(value, key)?,
-            "maxObjectKeys" => config.decode_limits.max_object_keys = positive_usize(value, key)?,
-            "maxDepth" => config.decode_limits.max_depth = positive_usize(value, key)?,
-            "maxArgumentBytes" => config.max_argument_bytes = positive_usize(value, key)?,
-            "maxResultBytes" => config.max_result_bytes = positive_usize(value, key)?,
-            "outputBudgetBytes" => config.output_budget_bytes = positive_usize(value, key)?,
-            "workerThreads" => config.worker_threads = positive_usize(value, key)?,
-            "defaultDeadlineMillis" => config.default_deadline = millis(value, key)?,
-            "guardTimeoutMillis" => config.guard_timeout = millis(value, key)?,
-            "confirmationTimeoutMillis" => config.confirmation_timeout = millis(value, key)?,
-            "admissionTimeoutMillis" => config.admission_timeout = millis(value, key)?,
-            "rejectionCooldownMillis" => config.rejection_cooldown = millis(value, key)?,
-            "firstMessageTimeoutMillis" => {
-                config.first_message_timeout = positive_millis(value, key)?;
-            }
-            "headerTimeoutMillis" => config.header_timeout = positive_millis(value, key)?,
-            "bodyTimeoutMillis" => config.body_timeout = positive_millis(value, key)?,
-            "idleTimeoutMillis" => config.idle_timeout = positive_millis(value, key)?,
-            "writeTimeoutMillis" => config.write_timeout = positive_millis(value, key)?,
-            "maxBadMessages" => {
-                config.max_bad_messages = u32::try_from(unsigned(value, key)?)
-                    .map_err(|_| invalid(format!("option `{key}` is too large")))?;
-            }
-            "projectRoots" => config.project_roots = paths(value, key)?,
-            "auditCapacity" => config.audit_capacity = positive_usize(value, key)?,
-            "progressHeartbeatMillis" => config.progress_heartbeat = millis(value, key)?,
-            "drainTimeoutMillis" => config.drain_timeout = millis(value, key)?,
-            "tokenRotationMillis" => config.tokens.rotation = millis(value, key)?,
-            "tokenOverlapMillis" => config.tokens.overlap = millis(value, key)?,
-            other => return Err(invalid(format!("unknown start option `{other}`"))),
-        }
-    }
-    if options.bases.is_empty() {
+    let host_can_confirm = match object.remove(HOST_CAN_CONFIRM) {
+        Some(value) => value
+            .as_bool()
+            .ok_or_else(|| invalid(format!("option `{HOST_CAN_CONFIRM}` must be a boolean")))?,
+        None => false,
+    };
+    let config = ServerConfig::from_json_object(&object)
+        .map_err(|error| invalid(format!("start options: {error}")))?;
+    if bases.is_empty() {
         return Err(invalid(
             "no base directory: pass the IDE's temp dir and java.io.tmpdir",
         ));
     }
-    Ok(options)
+    Ok(StartOptions {
+        bases,
+        config,
+        host_can_confirm,
+    })
 }
 
 /// Parses how a client starts the stdio bridge: `{"java": {"javaHome", "pluginDir"}}` or
@@ -262,6 +203,8 @@ pub fn parse_domain(
 
 #[cfg(test)]
 mod tests {
+    use ide_mcp_protocol::contract::MAX_FRAME_BYTES;
+
     use super::*;
 
     #[test]
@@ -324,8 +267,9 @@ mod tests {
 
     #[test]
     fn a_frame_limit_over_64_mib_or_a_zero_timeout_is_refused() {
-        assert!(parse_start_options(r#"{"bases":["/t"],"maxFrameBytes":67108865}"#).is_err());
-        assert!(parse_start_options(r#"{"bases":["/t"],"maxFrameBytes":67108864}"#).is_ok());
+        let frame = |bytes: usize| format!(r#"{{"bases":["/t"],"maxFrameBytes":{bytes}}}"#);
+        assert!(parse_start_options(&frame(MAX_FRAME_BYTES + 1)).is_err());
+        assert!(parse_start_options(&frame(MAX_FRAME_BYTES)).is_ok());
         assert!(parse_start_options(r#"{"bases":["/t"],"idleTimeoutMillis":0}"#).is_err());
     }
 

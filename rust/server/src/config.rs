@@ -1,8 +1,15 @@
 //! Tunables of a server set, each with a safe default; `ServerConfig::default()` is the
 //! contract.
+//!
+//! The options a host may set are listed once, in [`OPTIONS`]: their JSON keys (what the Java
+//! `IdeMcpServers.Options` builder sends), which field each sets, how its value is checked and
+//! how its default is shown in docs/SECURITY.md. An option left out keeps its default.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
+
+use serde_json::{Map, Value};
 
 use ide_mcp_protocol::frame::MAX_FRAME_BYTES;
 
@@ -98,5 +105,452 @@ impl Default for ServerConfig {
             drain_timeout: Duration::from_secs(5),
             worker_threads: 2,
         }
+    }
+}
+
+/// Why a set of options was refused; the message names the option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionError {
+    /// The text is not a JSON object.
+    NotAnObject(String),
+    /// A key that names no option.
+    Unknown(String),
+    /// A known option with a value it does not take.
+    Invalid {
+        /// The option's key.
+        key: &'static str,
+        /// What its value must be.
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptionError::NotAnObject(problem) => write!(f, "the options {problem}"),
+            OptionError::Unknown(key) => {
+                write!(f, "unknown option `{key}`; the options are ")?;
+                let keys: Vec<&str> = ServerConfig::option_keys().collect();
+                f.write_str(&keys.join(", "))
+            }
+            OptionError::Invalid { key, expected } => {
+                write!(f, "option `{key}` must be {expected}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// One option a host may set: its JSON key, what it limits, how it is set and how its default
+/// is shown.
+#[derive(Clone, Copy)]
+pub struct ConfigOption {
+    /// The key in the options object (camelCase, as the Java builder sends it).
+    pub key: &'static str,
+    /// What it limits, as the table of defaults says.
+    pub what: &'static str,
+    set: fn(&mut ServerConfig, &Value) -> Result<(), OptionError>,
+    show: fn(&ServerConfig) -> String,
+}
+
+impl fmt::Debug for ConfigOption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConfigOption")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConfigOption {
+    /// This option's value in `config`, as the table of defaults shows it (`64 MiB`, `30 s`).
+    pub fn show(&self, config: &ServerConfig) -> String {
+        (self.show)(config)
+    }
+}
+
+/// How one kind of option is read from JSON and shown in the table of defaults.
+trait Kind {
+    type Value;
+    /// What the value must be, for the error message.
+    const EXPECTED: &'static str;
+    fn parse(value: &Value) -> Option<Self::Value>;
+    fn show(value: &Self::Value) -> String;
+}
+
+fn positive_usize(value: &Value) -> Option<usize> {
+    value
+        .as_u64()
+        .filter(|number| *number > 0)
+        .and_then(|number| usize::try_from(number).ok())
+}
+
+fn group_digits(number: usize) -> String {
+    let digits = number.to_string();
+    if number < 10_000 {
+        return digits;
+    }
+    let mut grouped = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+/// A positive count.
+struct Count;
+
+impl Kind for Count {
+    type Value = usize;
+    const EXPECTED: &'static str = "a positive integer";
+    fn parse(value: &Value) -> Option<usize> {
+        positive_usize(value)
+    }
+    fn show(value: &usize) -> String {
+        group_digits(*value)
+    }
+}
+
+/// A count that may be zero and fits 32 bits.
+struct Count32;
+
+impl Kind for Count32 {
+    type Value = u32;
+    const EXPECTED: &'static str = "an integer from 0 to 4294967295";
+    fn parse(value: &Value) -> Option<u32> {
+        value.as_u64().and_then(|number| u32::try_from(number).ok())
+    }
+    fn show(value: &u32) -> String {
+        value.to_string()
+    }
+}
+
+/// A positive number of bytes.
+struct Bytes;
+
+impl Kind for Bytes {
+    type Value = usize;
+    const EXPECTED: &'static str = "a positive number of bytes";
+    fn parse(value: &Value) -> Option<usize> {
+        positive_usize(value)
+    }
+    fn show(value: &usize) -> String {
+        const KIB: usize = 1024;
+        const MIB: usize = 1024 * KIB;
+        match *value {
+            bytes if bytes % MIB == 0 => format!("{} MiB", bytes / MIB),
+            bytes if bytes % KIB == 0 => format!("{} KiB", bytes / KIB),
+            bytes => format!("{} bytes", group_digits(bytes)),
+        }
+    }
+}
+
+/// A frame size: positive bytes, at most the contract's `MAX_FRAME_BYTES`.
+struct FrameBytes;
+
+impl Kind for FrameBytes {
+    type Value = usize;
+    const EXPECTED: &'static str =
+        "a positive number of bytes, at most the contract's MAX_FRAME_BYTES (64 MiB)";
+    fn parse(value: &Value) -> Option<usize> {
+        positive_usize(value).filter(|bytes| *bytes <= MAX_FRAME_BYTES)
+    }
+    fn show(value: &usize) -> String {
+        Bytes::show(value)
+    }
+}
+
+/// A duration in milliseconds, zero allowed.
+struct Millis;
+
+impl Kind for Millis {
+    type Value = Duration;
+    const EXPECTED: &'static str = "a non-negative number of milliseconds";
+    fn parse(value: &Value) -> Option<Duration> {
+        value.as_u64().map(Duration::from_millis)
+    }
+    fn show(value: &Duration) -> String {
+        let seconds = value.as_secs();
+        if value.subsec_millis() != 0 || seconds == 0 {
+            format!("{} ms", value.as_millis())
+        } else if seconds % 3600 == 0 {
+            format!("{} h", seconds / 3600)
+        } else if seconds >= 600 && seconds % 60 == 0 {
+            format!("{} min", seconds / 60)
+        } else {
+            format!("{seconds} s")
+        }
+    }
+}
+
+/// A duration in milliseconds, at least 1.
+struct PositiveMillis;
+
+impl Kind for PositiveMillis {
+    type Value = Duration;
+    const EXPECTED: &'static str = "a positive number of milliseconds";
+    fn parse(value: &Value) -> Option<Duration> {
+        Millis::parse(value).filter(|duration| !duration.is_zero())
+    }
+    fn show(value: &Duration) -> String {
+        Millis::show(value)
+    }
+}
+
+/// Directories, as an array of non-empty strings.
+struct Paths;
+
+impl Kind for Paths {
+    type Value = Vec<PathBuf>;
+    const EXPECTED: &'static str = "an array of non-empty path strings";
+    fn parse(value: &Value) -> Option<Vec<PathBuf>> {
+        value
+            .as_array()?
+            .iter()
+            .map(|item| {
+                item.as_str()
+                    .filter(|path| !path.is_empty())
+                    .map(PathBuf::from)
+            })
+            .collect()
+    }
+    fn show(value: &Vec<PathBuf>) -> String {
+        if value.is_empty() {
+            return "none".to_owned();
+        }
+        let paths: Vec<String> = value
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect();
+        paths.join(", ")
+    }
+}
+
+/// Writes [`OPTIONS`]: each line is `key => field.path: Kind, "what it limits";`.
+macro_rules! options {
+    ($($key:literal => $($field:ident).+ : $kind:ident, $what:literal;)*) => {
+        /// Every option a host may set, in the order of the table of defaults.
+        pub const OPTIONS: &[ConfigOption] = &[$(ConfigOption {
+            key: $key,
+            what: $what,
+            set: |config, value| {
+                config.$($field).+ = <$kind as Kind>::parse(value).ok_or(OptionError::Invalid {
+                    key: $key,
+                    expected: <$kind as Kind>::EXPECTED,
+                })?;
+                Ok(())
+            },
+            show: |config| <$kind as Kind>::show(&config.$($field).+),
+        }),*];
+    };
+}
+
+options! {
+    "maxFrameBytes" => max_frame_bytes: FrameBytes, "frame / line (also the ceiling)";
+    "queueDepth" => queue_depth: Count, "calls in flight per connection";
+    "maxRunningHandlers" => max_running_handlers: Count, "handlers running per server";
+    "maxConnectionsPerServer" => max_connections_per_server: Count,
+        "connections per server (more wait in the kernel backlog)";
+    "firstMessageTimeoutMillis" => first_message_timeout: PositiveMillis,
+        "first complete message of a connection";
+    "headerTimeoutMillis" => header_timeout: PositiveMillis, "frame header, once its first byte arrived";
+    "bodyTimeoutMillis" => body_timeout: PositiveMillis, "frame body or line, once its header arrived";
+    "idleTimeoutMillis" => idle_timeout: PositiveMillis, "silence of a connection with no calls in flight";
+    "writeTimeoutMillis" => write_timeout: PositiveMillis, "one write to a client";
+    "maxBadMessages" => max_bad_messages: Count32, "bad messages per connection";
+    "maxStringBytes" => decode_limits.max_string_bytes: Bytes, "string in a message";
+    "maxArrayLength" => decode_limits.max_array_len: Count, "array elements in a message";
+    "maxObjectKeys" => decode_limits.max_object_keys: Count, "object keys in a message";
+    "maxDepth" => decode_limits.max_depth: Count, "nesting depth of a message";
+    "maxArgumentBytes" => max_argument_bytes: Bytes, "`args` of a `run`, as compact JSON";
+    "maxResultBytes" => max_result_bytes: Bytes, "handler result, as compact JSON (larger is an error)";
+    "outputBudgetBytes" => output_budget_bytes: Bytes, "text sent back (cut, and says so first)";
+    "defaultDeadlineMillis" => default_deadline: Millis, "deadline of a tool that declares none";
+    "guardTimeoutMillis" => guard_timeout: Millis, "guard answer (silence is a denial)";
+    "confirmationTimeoutMillis" => confirmation_timeout: Millis, "confirmation answer (silence is a denial)";
+    "admissionTimeoutMillis" => admission_timeout: Millis, "admission answer (silence closes the client)";
+    "rejectionCooldownMillis" => rejection_cooldown: Millis, "a rejected client refused without a new prompt";
+    "progressHeartbeatMillis" => progress_heartbeat: Millis, "progress heartbeat of a long call";
+    "tokenRotationMillis" => tokens.rotation: Millis, "token rotation";
+    "tokenOverlapMillis" => tokens.overlap: Millis, "previous token still valid after a rotation";
+    "projectRoots" => project_roots: Paths, "project roots path arguments must resolve inside";
+    "auditCapacity" => audit_capacity: Count, "audit records kept";
+    "drainTimeoutMillis" => drain_timeout: Millis, "stop waiting for calls and connections";
+    "workerThreads" => worker_threads: Count, "socket I/O threads";
+}
+
+impl ServerConfig {
+    /// The JSON keys of every option, in the order of [`OPTIONS`].
+    pub fn option_keys() -> impl Iterator<Item = &'static str> {
+        OPTIONS.iter().map(|option| option.key)
+    }
+
+    /// The defaults with the options of `object` applied. An unknown key or a bad value is an
+    /// error naming the key; an option left out keeps its default.
+    pub fn from_json_object(object: &Map<String, Value>) -> Result<Self, OptionError> {
+        let mut config = ServerConfig::default();
+        for (key, value) in object {
+            let option = OPTIONS
+                .iter()
+                .find(|option| option.key == key)
+                .ok_or_else(|| OptionError::Unknown(key.clone()))?;
+            (option.set)(&mut config, value)?;
+        }
+        Ok(config)
+    }
+
+    /// Like [`from_json_object`](Self::from_json_object), from JSON text.
+    pub fn from_json(text: &str) -> Result<Self, OptionError> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Self::from_json_object(&object),
+            Ok(_) => Err(OptionError::NotAnObject("must be a JSON object".to_owned())),
+            Err(error) => Err(OptionError::NotAnObject(format!(
+                "are not valid JSON: {error}"
+            ))),
+        }
+    }
+
+    /// The table of defaults, in Markdown, as docs/SECURITY.md shows it.
+    pub fn defaults_table() -> String {
+        let defaults = ServerConfig::default();
+        let mut table = String::from("| option | limits | default |\n|---|---|---|\n");
+        for option in OPTIONS {
+            table.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                option.key,
+                option.what,
+                option.show(&defaults)
+            ));
+        }
+        table
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// Where docs/SECURITY.md's generated table starts and ends.
+    const TABLE_START: &str =
+        "<!-- table of defaults: generated from ServerConfig::default() -->\n";
+    const TABLE_END: &str = "<!-- end of the table of defaults -->\n";
+
+    fn object(json: &str) -> Map<String, Value> {
+        match serde_json::from_str(json) {
+            Ok(Value::Object(object)) => object,
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_object_is_the_defaults() {
+        let config = ServerConfig::from_json("{}").unwrap();
+        assert_eq!(
+            format!("{config:?}"),
+            format!("{:?}", ServerConfig::default())
+        );
+    }
+
+    #[test]
+    fn every_option_is_set_by_its_key() {
+        let set: Vec<&str> = OPTIONS.iter().map(|option| option.key).collect();
+        let mut unique = set.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), set.len(), "a key appears twice: {set:?}");
+        for option in OPTIONS {
+            let value = if option.key == "projectRoots" {
+                serde_json::json!(["/p"])
+            } else {
+                serde_json::json!(7)
+            };
+            let mut given = Map::new();
+            given.insert(option.key.to_owned(), value);
+            let config = ServerConfig::from_json_object(&given).unwrap();
+            assert_ne!(
+                option.show(&config),
+                option.show(&ServerConfig::default()),
+                "`{}` did not change its field",
+                option.key
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_the_known_ones() {
+        let error = ServerConfig::from_json_object(&object(r#"{"queueDepht":3}"#)).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("`queueDepht`"), "{message}");
+        for key in ServerConfig::option_keys() {
+            assert!(message.contains(key), "{message} does not list {key}");
+        }
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_name() {
+        for bad in [
+            r#"{"maxFrameBytes":67108865}"#,
+            r#"{"idleTimeoutMillis":0}"#,
+            r#"{"maxDepth":0}"#,
+            r#"{"queueDepth":-1}"#,
+            r#"{"guardTimeoutMillis":"1s"}"#,
+            r#"{"maxBadMessages":4294967296}"#,
+            r#"{"projectRoots":[""]}"#,
+        ] {
+            let error = ServerConfig::from_json(bad).unwrap_err();
+            let key = bad.split('"').nth(1).unwrap();
+            assert!(error.to_string().contains(key), "{bad}: {error}");
+        }
+        assert!(ServerConfig::from_json(r#"{"maxFrameBytes":67108864}"#).is_ok());
+        assert!(ServerConfig::from_json(r#"{"maxBadMessages":0}"#).is_ok());
+        assert!(ServerConfig::from_json("[]").is_err());
+        assert!(ServerConfig::from_json("{").is_err());
+    }
+
+    #[test]
+    fn defaults_show_in_their_units() {
+        assert_eq!(Bytes::show(&(64 * 1024 * 1024)), "64 MiB");
+        assert_eq!(Bytes::show(&(256 * 1024)), "256 KiB");
+        assert_eq!(Count::show(&1_000_000), "1,000,000");
+        assert_eq!(Count::show(&1000), "1000");
+        assert_eq!(Millis::show(&Duration::from_secs(3600)), "1 h");
+        assert_eq!(Millis::show(&Duration::from_secs(1800)), "30 min");
+        assert_eq!(Millis::show(&Duration::from_secs(120)), "120 s");
+        assert_eq!(Millis::show(&Duration::from_millis(1500)), "1500 ms");
+    }
+
+    /// docs/SECURITY.md's table of defaults is `ServerConfig::defaults_table()`.
+    /// `IDE_MCP_WRITE_DOCS=1 cargo test -p ide-mcp-server --lib config` rewrites it.
+    #[test]
+    fn the_security_doc_shows_the_defaults() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/SECURITY.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let start = doc
+            .find(TABLE_START)
+            .expect("docs/SECURITY.md has no table marker")
+            + TABLE_START.len();
+        let end = start
+            + doc[start..]
+                .find(TABLE_END)
+                .expect("docs/SECURITY.md has no end marker");
+        let table = ServerConfig::defaults_table();
+        if doc[start..end] == table {
+            return;
+        }
+        if std::env::var_os("IDE_MCP_WRITE_DOCS").is_some() {
+            std::fs::write(path, format!("{}{table}{}", &doc[..start], &doc[end..])).unwrap();
+            return;
+        }
+        panic!(
+            "docs/SECURITY.md's table of defaults differs from ServerConfig::default(); \
+             regenerate it with `IDE_MCP_WRITE_DOCS=1 cargo test -p ide-mcp-server --lib config`\n\
+             expected:\n{table}\nfound:\n{}",
+            &doc[start..end]
+        );
     }
 }

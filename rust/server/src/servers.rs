@@ -25,6 +25,7 @@ use crate::server_name::ServerName;
 use crate::shared::Shared;
 use crate::token_ring::{TokenGenerationError, TokenRing};
 use crate::tool::DomainSpec;
+use ide_mcp_protocol::contract::READY_LINE_PREFIX;
 
 /// Why the servers could not start, or a change could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -161,7 +162,7 @@ impl ServersBuilder {
             self.host.tools_withheld(&collisions);
         }
         tracing::info!(
-            "IDE MCP servers listening under {}",
+            "{READY_LINE_PREFIX}{}",
             running.runtime_dir.path().display()
         );
         Ok(servers)

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
 use ide_mcp_server::host::AnswerFuture;
 use ide_mcp_server::{ClientProcess, Host};
 use serde_json::json;
@@ -194,12 +195,12 @@ fn a_child_of_a_launched_client_is_admitted_and_a_stranger_is_not() {
     let host = Arc::new(PromptingHost::default());
     let servers = start(host.clone(), Duration::from_millis(500));
     let socket = servers.socket(ide_mcp_server::ServerName::Code);
-    let token = std::fs::read_to_string(socket.with_file_name("token")).unwrap();
+    let token = std::fs::read_to_string(socket.with_file_name(TOKEN_FILE_NAME)).unwrap();
     let script = r#"
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
-line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"dev.lain.claudejb/token":"%s"}}}\n' % sys.argv[2]
+line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"%s":"%s"}}}\n' % (sys.argv[3], sys.argv[2])
 s.sendall(line.encode())
 s.settimeout(10)
 data = b""
@@ -219,6 +220,7 @@ print("answered" if b'"result"' in data else "closed")
             .arg(script)
             .arg(&socket)
             .arg(&token)
+            .arg(TOKEN_META_KEY)
             .output()
             .unwrap();
         String::from_utf8_lossy(&output.stdout).trim().to_owned()

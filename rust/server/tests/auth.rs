@@ -6,20 +6,21 @@ mod support;
 
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::{REQUEST_REJECTED, TOKEN_FILE_NAME};
 use ide_mcp_server::mcp::TOKEN_META_KEY;
 use serde_json::{json, Value};
 use support::TestServers;
 
 fn rejected(reply: &Value) -> bool {
-    reply["error"]["code"] == json!(-32600)
-        && reply["error"]["message"] == json!("request rejected")
+    reply["error"]["code"] == json!(-32600) && reply["error"]["message"] == json!(REQUEST_REJECTED)
 }
 
 #[test]
 fn every_kind_of_bad_token_gets_the_identical_rejection() {
     let servers = TestServers::start();
     let current =
-        std::fs::read_to_string(servers.servers().directory().unwrap().join("token")).unwrap();
+        std::fs::read_to_string(servers.servers().directory().unwrap().join(TOKEN_FILE_NAME))
+            .unwrap();
     let mut client = servers.client();
     let variants = [
         json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" }),
@@ -64,7 +65,7 @@ fn a_notification_with_a_bad_token_is_dropped_silently() {
 #[test]
 fn the_previous_token_works_during_the_overlap_and_never_after() {
     let servers = TestServers::start();
-    let token_file = servers.servers().directory().unwrap().join("token");
+    let token_file = servers.servers().directory().unwrap().join(TOKEN_FILE_NAME);
     let first = std::fs::read_to_string(&token_file).unwrap();
     let mut client = servers.client();
     client.set_token(Some(first.clone()));
@@ -103,7 +104,8 @@ fn the_previous_token_works_during_the_overlap_and_never_after() {
 fn the_token_file_holds_a_43_character_base64url_token() {
     let servers = TestServers::start();
     let token =
-        std::fs::read_to_string(servers.servers().directory().unwrap().join("token")).unwrap();
+        std::fs::read_to_string(servers.servers().directory().unwrap().join(TOKEN_FILE_NAME))
+            .unwrap();
     assert_eq!(token.len(), 43);
     assert!(token
         .bytes()

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
 use ide_mcp_server::handler::{ToolCall, ToolError};
 use ide_mcp_server::{DomainSpec, ServerName, ToolAnnotations, ToolSpec};
 use serde_json::{json, Value};
@@ -163,11 +164,12 @@ fn an_id_still_in_flight_cannot_be_reused() {
     let servers = TestServers::start();
     let mut client = servers.client();
     let token =
-        std::fs::read_to_string(servers.servers().directory().unwrap().join("token")).unwrap();
+        std::fs::read_to_string(servers.servers().directory().unwrap().join(TOKEN_FILE_NAME))
+            .unwrap();
     let call = |id: i64| {
         json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "run", "arguments": { "tool": "sleep", "args": { "ms": 300 } },
-            "_meta": { "dev.lain.claudejb/token": token } } })
+            "_meta": { TOKEN_META_KEY: token } } })
     };
     client.send_value(&call(7)).unwrap();
     client.send_value(&call(7)).unwrap();

@@ -8,6 +8,7 @@ mod support;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use ide_mcp_protocol::contract::TOKEN_FILE_NAME;
 use ide_mcp_server::guard::VerdictFuture;
 use ide_mcp_server::handler::ToolCall;
 use ide_mcp_server::host::AnswerFuture;
@@ -280,9 +281,15 @@ fn every_verdict_is_audited_without_argument_values() {
     assert_eq!(log[1].verdict, AuditVerdict::Denied);
     let printed = format!("{log:?}");
     assert!(!printed.contains("hunter2"));
-    let token =
-        std::fs::read_to_string(harness.servers.servers().directory().unwrap().join("token"))
-            .unwrap();
+    let token = std::fs::read_to_string(
+        harness
+            .servers
+            .servers()
+            .directory()
+            .unwrap()
+            .join(TOKEN_FILE_NAME),
+    )
+    .unwrap();
     assert!(!printed.contains(&token));
     harness.servers.stop();
 }

@@ -8,6 +8,7 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::SHARED_DIR_NAME;
 use ide_mcp_server::diagnostics::diagnostics_domain;
 use ide_mcp_server::{AllowAll, IdeMcpServers, ServerName};
 use serde_json::json;
@@ -59,7 +60,7 @@ fn a_hundred_start_stop_cycles_leave_no_fd_thread_or_file_behind() {
     }
     assert_eq!(open_fds(), fds);
     assert_eq!(threads(), thread_count);
-    let shared = base.path().join("claude-ide-mcp");
+    let shared = base.path().join(SHARED_DIR_NAME);
     assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0);
     assert_eq!(
         std::fs::metadata(&shared).unwrap().uid(),

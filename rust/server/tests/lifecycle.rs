@@ -8,6 +8,9 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ide_mcp_protocol::contract::{
+    SHARED_DIR_NAME, SOCKET_FILE_NAMES, SPLIT_MODE_MESSAGE, TOKEN_FILE_NAME,
+};
 use ide_mcp_server::diagnostics::diagnostics_domain;
 use ide_mcp_server::guard::VerdictFuture;
 use ide_mcp_server::registry::ToolCollision;
@@ -31,13 +34,13 @@ fn the_directory_sockets_and_token_have_the_contract_modes() {
     let directory = servers.servers().directory().unwrap().to_path_buf();
     assert_eq!(
         directory.parent().unwrap().file_name().unwrap(),
-        "claude-ide-mcp"
+        SHARED_DIR_NAME
     );
     assert_eq!(directory.file_name().unwrap().len(), 22);
     assert_eq!(mode(&directory), 0o700);
     assert_eq!(mode(directory.parent().unwrap()), 0o700);
-    assert_eq!(mode(&directory.join("token")), 0o600);
-    for name in ["code.sock", "run.sock", "vcs.sock", "ops.sock"] {
+    assert_eq!(mode(&directory.join(TOKEN_FILE_NAME)), 0o600);
+    for name in SOCKET_FILE_NAMES {
         let metadata = std::fs::symlink_metadata(directory.join(name)).unwrap();
         assert!(metadata.file_type().is_socket());
         assert_eq!(metadata.permissions().mode() & 0o777, 0o600, "{name}");
@@ -52,14 +55,14 @@ fn only_servers_with_a_domain_have_a_socket_and_registration_changes_that_live()
     setup.domains = vec![diagnostics_domain(ServerName::Code)];
     let servers = TestServers::start_with(setup);
     let directory = servers.servers().directory().unwrap().to_path_buf();
-    assert!(directory.join("code.sock").exists());
-    assert!(!directory.join("vcs.sock").exists());
+    assert!(directory.join(ServerName::Code.socket_file_name()).exists());
+    assert!(!directory.join(ServerName::Vcs.socket_file_name()).exists());
     assert_eq!(servers.servers().live_servers(), vec![ServerName::Code]);
 
     let mut vcs = diagnostics_domain(ServerName::Vcs);
     vcs.name = "git".to_owned();
     servers.servers().register_domain(vcs).unwrap();
-    assert!(directory.join("vcs.sock").exists());
+    assert!(directory.join(ServerName::Vcs.socket_file_name()).exists());
     let mut client = servers.client_of(ServerName::Vcs, Default::default());
     assert!(client.domains().unwrap().text.contains("git"));
     drop(client);
@@ -68,7 +71,7 @@ fn only_servers_with_a_domain_have_a_socket_and_registration_changes_that_live()
         .servers()
         .remove_domain(ServerName::Vcs, "git")
         .unwrap());
-    assert!(!directory.join("vcs.sock").exists());
+    assert!(!directory.join(ServerName::Vcs.socket_file_name()).exists());
     assert!(!servers
         .servers()
         .remove_domain(ServerName::Vcs, "git")
@@ -103,13 +106,13 @@ fn the_socket_path_falls_back_to_the_next_base_when_too_long() {
 fn a_symlink_where_the_directory_goes_is_refused() {
     let base = tempfile::tempdir().unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(elsewhere.path(), base.path().join("claude-ide-mcp")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), base.path().join(SHARED_DIR_NAME)).unwrap();
     let result = IdeMcpServers::builder([base.path().to_path_buf()])
         .guard(Arc::new(AllowAll))
         .domain(diagnostics_domain(ServerName::Code))
         .start();
     let error = result.expect_err("a symlinked directory is refused");
-    assert!(error.to_string().contains("claude-ide-mcp"), "{error}");
+    assert!(error.to_string().contains(SHARED_DIR_NAME), "{error}");
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
 
@@ -279,10 +282,7 @@ fn split_mode_tells_the_host_with_a_block_for_every_live_server() {
     servers.servers().announce_split_mode(&launcher).unwrap();
     let notices = host.notices.lock().unwrap().clone();
     assert_eq!(notices.len(), 1);
-    assert_eq!(
-        notices[0].message,
-        "The chat could not be shown, but the IDE MCP servers are up"
-    );
+    assert_eq!(notices[0].message, SPLIT_MODE_MESSAGE);
     let block = &notices[0].configuration["mcpServers"];
     let names: Vec<&String> = block.as_object().unwrap().keys().collect();
     assert_eq!(names, ["code", "vcs"]);

@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
 use ide_mcp_server::client::Client;
 use ide_mcp_server::ServerName;
 use serde_json::json;
@@ -188,13 +189,14 @@ fn a_message_past_the_decode_limits_is_a_parse_error() {
 fn deep_nesting_is_a_parse_error_on_both_wires() {
     let servers = servers_with(|_| {});
     let token =
-        std::fs::read_to_string(servers.servers().directory().unwrap().join("token")).unwrap();
+        std::fs::read_to_string(servers.servers().directory().unwrap().join(TOKEN_FILE_NAME))
+            .unwrap();
     let mut nested = json!(1);
     for _ in 0..200 {
         nested = json!([nested]);
     }
     let message = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping",
-        "params": { "deep": nested, "_meta": { "dev.lain.claudejb/token": token } } });
+        "params": { "deep": nested, "_meta": { TOKEN_META_KEY: token } } });
     let mut line = serde_json::to_vec(&message).unwrap();
     line.push(b'\n');
     let mut stream = UnixStream::connect(servers.socket(ServerName::Code)).unwrap();

@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
 use ide_mcp_server::ServerName;
 use serde_json::json;
 use support::TestServers;
@@ -31,12 +32,12 @@ fn a_peer_of_another_uid_is_closed_before_any_byte() {
             break;
         }
     }
-    let token = std::fs::read_to_string(socket.with_file_name("token")).unwrap();
+    let token = std::fs::read_to_string(socket.with_file_name(TOKEN_FILE_NAME)).unwrap();
     let script = r#"
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
-payload = ("jsonrpc: \"2.0\"\nid: 1\nmethod: ping\nparams:\n  _meta:\n    \"dev.lain.claudejb/token\": " + sys.argv[2]).encode()
+payload = ("jsonrpc: \"2.0\"\nid: 1\nmethod: ping\nparams:\n  _meta:\n    \"" + sys.argv[3] + "\": " + sys.argv[2]).encode()
 try:
     s.sendall(str(len(payload)).encode() + b"\n" + payload)
 except OSError:
@@ -53,6 +54,7 @@ print("received", len(data))
         .arg(script)
         .arg(&socket)
         .arg(&token)
+        .arg(TOKEN_META_KEY)
         .uid(NOBODY)
         .gid(NOBODY)
         .output()

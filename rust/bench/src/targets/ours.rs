@@ -28,7 +28,7 @@ pub fn start_with(base: &Path, config: ServerConfig) -> Result<IdeMcpServers, Se
 
 /// The socket of `server` in the runtime directory `directory`.
 pub fn socket(directory: &Path, server: ServerName) -> PathBuf {
-    directory.join(format!("{}.sock", server.as_str()))
+    directory.join(server.socket_file_name())
 }
 
 /// An endpoint for `server` in `directory`, with the current token.

@@ -25,8 +25,6 @@ import java.nio.file.Path;
  * {@code write}, which have separate locks.
  */
 final class FrameChannel implements MessageChannel {
-    /** The largest payload, the contract's {@code MAX_FRAME_BYTES}: 64 MiB. */
-    static final int MAX_FRAME_BYTES = 64 * 1024 * 1024;
     static final int MAX_HEADER_DIGITS = 10;
 
     private final SocketChannel channel;
@@ -35,8 +33,8 @@ final class FrameChannel implements MessageChannel {
     private final ByteBuffer readBuffer = ByteBuffer.allocate(64 * 1024);
 
     FrameChannel(SocketChannel channel, int maxFrameBytes) {
-        if (maxFrameBytes < 0 || maxFrameBytes > MAX_FRAME_BYTES) {
-            throw new IllegalArgumentException("a frame limit must be 0.." + MAX_FRAME_BYTES + ", not " + maxFrameBytes);
+        if (maxFrameBytes < 0 || maxFrameBytes > Contract.MAX_FRAME_BYTES) {
+            throw new IllegalArgumentException("a frame limit must be 0.." + Contract.MAX_FRAME_BYTES + ", not " + maxFrameBytes);
         }
         this.channel = channel;
         this.maxFrameBytes = maxFrameBytes;
@@ -44,7 +42,7 @@ final class FrameChannel implements MessageChannel {
     }
 
     static FrameChannel connect(Path socket) throws IOException {
-        return new FrameChannel(open(socket), MAX_FRAME_BYTES);
+        return new FrameChannel(open(socket), Contract.MAX_FRAME_BYTES);
     }
 
     static SocketChannel open(Path socket) throws IOException {

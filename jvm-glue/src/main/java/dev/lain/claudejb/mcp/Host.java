@@ -43,7 +43,7 @@ public interface Host {
 
     /**
      * Split mode: the chat page could not be shown over any route, but the servers are up.
-     * Show {@code message} ("The chat could not be shown, but the IDE MCP servers are up") with
+     * Show {@code message} ({@link Contract#SPLIT_MODE_MESSAGE}) with
      * a way to copy {@code mcpServersJson}, the ready {@code {"mcpServers":{…}}} block. The
      * default logs both.
      */

@@ -171,7 +171,7 @@ public final class IdeMcpServers implements AutoCloseable {
 
     /**
      * The audit log: every verdict of the Security Guard checkpoint, oldest first, up to the
-     * audit capacity (default 1000). No token and no argument values are in it.
+     * audit capacity. No token and no argument values are in it.
      */
     public List<AuditRecord> auditLog() {
         checkRunning();
@@ -264,7 +264,14 @@ public final class IdeMcpServers implements AutoCloseable {
             return Json.write(object);
         }
 
-        /** Builds {@link Options}; only the guard and a base are required. */
+        /**
+         * Builds {@link Options}; only the guard and a base are required. Every other option is
+         * sent only when it is set, under its key (the method's name, plus {@code Millis} for a
+         * {@link Duration}); an unset one keeps the library's default. The defaults are written
+         * once, in the Rust {@code ServerConfig::default()}, and listed in the table of defaults
+         * of docs/SECURITY.md; {@code OptionsTest} checks that these methods and the Rust options
+         * are the same set.
+         */
         public static final class Builder {
             private final List<Path> bases = new ArrayList<>();
             private SecurityGuard guard;
@@ -304,49 +311,49 @@ public final class IdeMcpServers implements AutoCloseable {
                 return this;
             }
 
-            /** How long the guard may take before its silence is a denial (default 30 s). */
+            /** How long the guard may take before its silence is a denial. */
             public Builder guardTimeout(Duration timeout) {
                 return millis("guardTimeoutMillis", timeout);
             }
 
-            /** The deadline of tools that declare none (default 120 s). */
+            /** The deadline of tools that declare none. */
             public Builder defaultDeadline(Duration deadline) {
                 return millis("defaultDeadlineMillis", deadline);
             }
 
-            /** How long close() waits for calls in flight (default 5 s). */
+            /** How long close() waits for calls in flight. */
             public Builder drainTimeout(Duration timeout) {
                 return millis("drainTimeoutMillis", timeout);
             }
 
-            /** How often a long call with a progress token gets a heartbeat (default 1 s). */
+            /** How often a long call with a progress token gets a heartbeat. */
             public Builder progressHeartbeat(Duration interval) {
                 return millis("progressHeartbeatMillis", interval);
             }
 
-            /** How often the token rotates (default 30 min). */
+            /** How often the token rotates. */
             public Builder tokenRotation(Duration interval) {
                 return millis("tokenRotationMillis", interval);
             }
 
-            /** How long the previous token stays valid after a rotation (default 60 s). */
+            /** How long the previous token stays valid after a rotation. */
             public Builder tokenOverlap(Duration overlap) {
                 return millis("tokenOverlapMillis", overlap);
             }
 
-            /** Calls in flight per connection (default 16). */
+            /** Calls in flight per connection. */
             public Builder queueDepth(int depth) {
                 knobs.put("queueDepth", depth);
                 return this;
             }
 
-            /** Handlers running at once per server (default 64). */
+            /** Handlers running at once per server. */
             public Builder maxRunningHandlers(int count) {
                 knobs.put("maxRunningHandlers", count);
                 return this;
             }
 
-            /** The largest frame accepted or sent (default and maximum 64 MiB). */
+            /** The largest frame accepted or sent, at most {@link Contract#MAX_FRAME_BYTES}. */
             public Builder maxFrameBytes(int bytes) {
                 knobs.put("maxFrameBytes", bytes);
                 return this;
@@ -371,110 +378,115 @@ public final class IdeMcpServers implements AutoCloseable {
                 return projectRoots(java.util.Arrays.asList(roots));
             }
 
-            /** Connections open at once per server; more wait in the kernel's backlog (default 64). */
+            /** Connections open at once per server; more wait in the kernel's backlog. */
             public Builder maxConnectionsPerServer(int count) {
                 knobs.put("maxConnectionsPerServer", count);
                 return this;
             }
 
-            /** The longest string in a message, in bytes (default 16 MiB). */
+            /** The longest string in a message, in bytes. */
             public Builder maxStringBytes(int bytes) {
                 knobs.put("maxStringBytes", bytes);
                 return this;
             }
 
-            /** The most elements in one array of a message (default 1,000,000). */
+            /** The most elements in one array of a message. */
             public Builder maxArrayLength(int length) {
                 knobs.put("maxArrayLength", length);
                 return this;
             }
 
-            /** The most keys in one object of a message (default 100,000). */
+            /** The most keys in one object of a message. */
             public Builder maxObjectKeys(int keys) {
                 knobs.put("maxObjectKeys", keys);
                 return this;
             }
 
-            /** The deepest nesting of arrays and objects in a message (default 64). */
+            /** The deepest nesting of arrays and objects in a message. */
             public Builder maxDepth(int depth) {
                 knobs.put("maxDepth", depth);
                 return this;
             }
 
-            /** The largest {@code args} of a {@code run}, as compact JSON (default 1 MiB). */
+            /** The largest {@code args} of a {@code run}, as compact JSON. */
             public Builder maxArgumentBytes(int bytes) {
                 knobs.put("maxArgumentBytes", bytes);
                 return this;
             }
 
-            /** The largest result a handler may return, as compact JSON; larger is an error (default 32 MiB). */
+            /** The largest result a handler may return, as compact JSON; larger is an error. */
             public Builder maxResultBytes(int bytes) {
                 knobs.put("maxResultBytes", bytes);
                 return this;
             }
 
-            /** Bad messages one connection may send before it is closed (default 32). */
+            /** Bad messages one connection may send before it is closed. */
             public Builder maxBadMessages(int count) {
                 knobs.put("maxBadMessages", count);
                 return this;
             }
 
-            /** How many audit records are kept, the oldest going first (default 1000). */
+            /** How many audit records are kept, the oldest going first. */
             public Builder auditCapacity(int records) {
                 knobs.put("auditCapacity", records);
                 return this;
             }
 
-            /** How long a person may take to answer a confirmation (default 120 s). */
+            /** How long a person may take to answer a confirmation. */
             public Builder confirmationTimeout(Duration timeout) {
                 return millis("confirmationTimeoutMillis", timeout);
             }
 
-            /** How long an unexpected client waits for {@link Host#unexpectedClient}'s answer (default 120 s). */
+            /** How long an unexpected client waits for {@link Host#unexpectedClient}'s answer. */
             public Builder admissionTimeout(Duration timeout) {
                 return millis("admissionTimeoutMillis", timeout);
             }
 
-            /** How long a rejected client is refused again without a new prompt (default 30 s). */
+            /** How long a rejected client is refused again without a new prompt. */
             public Builder rejectionCooldown(Duration cooldown) {
                 return millis("rejectionCooldownMillis", cooldown);
             }
 
-            /** How long a new connection may take to send its first message (default 30 s). */
+            /** How long a new connection may take to send its first message. */
             public Builder firstMessageTimeout(Duration timeout) {
                 return millis("firstMessageTimeoutMillis", timeout);
             }
 
-            /** How long a frame header may take once its first byte arrived (default 10 s). */
+            /** How long a frame header may take once its first byte arrived. */
             public Builder headerTimeout(Duration timeout) {
                 return millis("headerTimeoutMillis", timeout);
             }
 
-            /** How long a frame body (or a line) may take once its header arrived (default 60 s). */
+            /** How long a frame body (or a line) may take once its header arrived. */
             public Builder bodyTimeout(Duration timeout) {
                 return millis("bodyTimeoutMillis", timeout);
             }
 
-            /** How long a connection with no calls in flight may stay silent (default 1 h). */
+            /** How long a connection with no calls in flight may stay silent. */
             public Builder idleTimeout(Duration timeout) {
                 return millis("idleTimeoutMillis", timeout);
             }
 
-            /** How long one write to a client may take; one that stops reading is closed (default 30 s). */
+            /** How long one write to a client may take; one that stops reading is closed. */
             public Builder writeTimeout(Duration timeout) {
                 return millis("writeTimeoutMillis", timeout);
             }
 
-            /** The largest tool result text sent back; longer ones are cut (default 256 KiB). */
+            /** The largest tool result text sent back; longer ones are cut. */
             public Builder outputBudgetBytes(int bytes) {
                 knobs.put("outputBudgetBytes", bytes);
                 return this;
             }
 
-            /** Threads doing socket I/O (default 2). */
+            /** Threads doing socket I/O. */
             public Builder workerThreads(int threads) {
                 knobs.put("workerThreads", threads);
                 return this;
+            }
+
+            /** The keys of the options set so far, for {@code OptionsTest}. */
+            Set<String> optionKeys() {
+                return Collections.unmodifiableSet(knobs.keySet());
             }
 
             private Builder millis(String key, Duration duration) {

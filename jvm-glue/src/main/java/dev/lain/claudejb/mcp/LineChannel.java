@@ -20,7 +20,7 @@ import java.nio.file.Path;
  */
 final class LineChannel implements MessageChannel {
     /** The longest line accepted: the servers' largest frame plus room for the envelope. */
-    static final int MAX_LINE_BYTES = 64 * 1024 * 1024 + 1024;
+    static final int MAX_LINE_BYTES = Contract.MAX_FRAME_BYTES + 1024;
 
     private final SocketChannel channel;
     private final Object writeLock = new Object();

@@ -28,13 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * both carry exactly the same JSON-RPC messages. Reading and writing use the socket channel's
  * own {@code read} and {@code write} from separate threads (see {@link FrameChannel}).
  *
- * <p>A request answered with {@code request rejected} (the token rotated past its overlap) is
+ * <p>A request answered with {@link Contract#REQUEST_REJECTED} (the token rotated past its overlap) is
  * sent once more with the token re-read from the file.
  */
 public final class McpClient implements AutoCloseable {
-    public static final String TOKEN_META_KEY = "dev.lain.claudejb/token";
+    /** Same as {@link Contract#TOKEN_META_KEY}. */
+    public static final String TOKEN_META_KEY = Contract.TOKEN_META_KEY;
     public static final String PROTOCOL_VERSION = "2025-11-25";
-    static final String REQUEST_REJECTED = "request rejected";
 
     /** How messages travel on the connection. */
     public enum Wire {
@@ -125,7 +125,7 @@ public final class McpClient implements AutoCloseable {
 
     /** Connects to {@code socket} speaking {@code wire}. */
     public static McpClient connect(Path socket, Wire wire) throws IOException {
-        Path tokenFile = socket.toAbsolutePath().getParent().resolve("token");
+        Path tokenFile = socket.toAbsolutePath().getParent().resolve(Contract.TOKEN_FILE_NAME);
         MessageChannel channel = wire == Wire.FRAMES ? FrameChannel.connect(socket) : LineChannel.connect(socket);
         try {
             return new McpClient(channel, wire, tokenFile);
@@ -285,7 +285,7 @@ public final class McpClient implements AutoCloseable {
         Object existingMeta = params.get("_meta");
         Map<String, Object> meta = existingMeta instanceof Map
                 ? new LinkedHashMap<>((Map<String, Object>) existingMeta) : new LinkedHashMap<>();
-        meta.put(TOKEN_META_KEY, token);
+        meta.put(Contract.TOKEN_META_KEY, token);
         params.put("_meta", meta);
         copy.put("params", params);
         return copy;
@@ -327,7 +327,7 @@ public final class McpClient implements AutoCloseable {
                 }
                 long key = ((BigDecimal) id).longValueExact();
                 Map<String, Object> error = (Map<String, Object>) message.get("error");
-                if (error != null && REQUEST_REJECTED.equals(error.get("message")) && retried.add(key)) {
+                if (error != null && Contract.REQUEST_REJECTED.equals(error.get("message")) && retried.add(key)) {
                     Map<String, Object> original = sent.get(key);
                     if (original != null && reloadTokenQuietly()) {
                         channel.write(encode(withToken(original)));

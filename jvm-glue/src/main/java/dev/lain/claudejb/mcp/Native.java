@@ -83,6 +83,12 @@ final class Native {
 
     static native int livePageDeliveryCount();
 
+    /** The Rust contract constants ({@code ide_mcp_protocol::contract}) as a JSON object keyed by name. */
+    static native String contractJson();
+
+    /** The keys of the Rust {@code ServerConfig} options as a JSON array. */
+    static native String optionKeys();
+
     // Present only in the test build of the library (cargo feature `testing`).
 
     static native void TESTING_panicInNativeCall(String message);

@@ -7,7 +7,7 @@ import java.util.function.Supplier;
  * The split-mode flow of one project: route reports go to a {@link PageDelivery}; when every
  * route has failed, the servers are started through {@code servers} (which returns the running
  * set, starting it if it is not up) and the host's {@link Host#splitModeNotice} is called with
- * "The chat could not be shown, but the IDE MCP servers are up" and the ready
+ * {@link Contract#SPLIT_MODE_MESSAGE} and the ready
  * {@code mcpServers} block for {@code launcher}. Safe from any thread; the notice is given once.
  *
  * <pre>{@code

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Reads JSON-RPC messages, one per line, on stdin; adds the current token from the
  * {@code token} file beside the socket; forwards them to the socket; writes every reply as one
- * line on stdout, and nothing else there. A request answered with {@code request rejected}
+ * line on stdout, and nothing else there. A request answered with {@link Contract#REQUEST_REJECTED}
  * is sent once more after re-reading the token file (it rotates). A line that is not JSON gets
  * a parse error reply. On stdin's end, it waits briefly for the replies still due, then exits.
  * Diagnostics go to stderr. Pure JDK (17+), no dependencies.
@@ -53,7 +53,7 @@ public final class StdioBridge {
         System.setOut(System.err);
         Path socket = Paths.get(args[0]).toAbsolutePath();
         try (LineChannel channel = LineChannel.connect(socket)) {
-            StdioBridge bridge = new StdioBridge(channel, socket.getParent().resolve("token"), protocolOut);
+            StdioBridge bridge = new StdioBridge(channel, socket.getParent().resolve(Contract.TOKEN_FILE_NAME), protocolOut);
             bridge.run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
         } catch (IOException e) {
             System.err.println("ide-mcp bridge: " + e.getMessage());
@@ -128,7 +128,7 @@ public final class StdioBridge {
         Map<String, Object> newParams = params == null ? new LinkedHashMap<>() : new LinkedHashMap<>((Map<String, Object>) params);
         Object meta = newParams.get("_meta");
         Map<String, Object> newMeta = meta instanceof Map ? new LinkedHashMap<>((Map<String, Object>) meta) : new LinkedHashMap<>();
-        newMeta.put(McpClient.TOKEN_META_KEY, token);
+        newMeta.put(Contract.TOKEN_META_KEY, token);
         newParams.put("_meta", newMeta);
         copy.put("params", newParams);
         return copy;
@@ -151,7 +151,7 @@ public final class StdioBridge {
                     String id = Json.write(reply.get("id"));
                     Object error = reply.get("error");
                     if (error instanceof Map
-                            && McpClient.REQUEST_REJECTED.equals(((Map<String, Object>) error).get("message"))
+                            && Contract.REQUEST_REJECTED.equals(((Map<String, Object>) error).get("message"))
                             && inFlight.containsKey(id) && retried.putIfAbsent(id, Boolean.TRUE) == null) {
                         token = McpClient.readToken(tokenFile);
                         channel.writeLine(Json.write(withToken(inFlight.get(id))));

@@ -150,14 +150,14 @@ public class AuditAndPolicyTest {
                 .rejectionCooldown(Duration.ofSeconds(1)).firstMessageTimeout(Duration.ofSeconds(5))
                 .headerTimeout(Duration.ofSeconds(5)).bodyTimeout(Duration.ofSeconds(5))
                 .idleTimeout(Duration.ofMinutes(5)).writeTimeout(Duration.ofSeconds(5))
-                .maxFrameBytes(64 * 1024 * 1024))) {
+                .maxFrameBytes(Contract.MAX_FRAME_BYTES))) {
             fixture.servers.registerDomain(TestDomains.files(fixture.temp));
             try (McpClient client = fixture.client(Server.CODE)) {
                 client.ping();
             }
         }
         for (java.util.function.Consumer<IdeMcpServers.Options.Builder> bad : List.<java.util.function.Consumer<IdeMcpServers.Options.Builder>>of(
-                options -> options.maxFrameBytes(64 * 1024 * 1024 + 1),
+                options -> options.maxFrameBytes(Contract.MAX_FRAME_BYTES + 1),
                 options -> options.idleTimeout(Duration.ZERO),
                 options -> options.maxDepth(0))) {
             try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null, bad)) {

@@ -18,7 +18,7 @@ public class FrameChannelTest {
 
     private static void rejected(String header, String why) {
         try {
-            parse(header, FrameChannel.MAX_FRAME_BYTES);
+            parse(header, Contract.MAX_FRAME_BYTES);
             fail("the header " + header.replace("\n", "\\n") + " was accepted");
         } catch (IOException expected) {
             assertTrue(expected.getMessage(), expected.getMessage().contains(why));
@@ -27,10 +27,10 @@ public class FrameChannelTest {
 
     @Test
     public void goodHeaders() throws IOException {
-        assertEquals(0, parse("0\n", FrameChannel.MAX_FRAME_BYTES));
-        assertEquals(42, parse("42\n", FrameChannel.MAX_FRAME_BYTES));
-        assertEquals(FrameChannel.MAX_FRAME_BYTES, parse("67108864\n", FrameChannel.MAX_FRAME_BYTES));
-        assertEquals(-1, parse("", FrameChannel.MAX_FRAME_BYTES));
+        assertEquals(0, parse("0\n", Contract.MAX_FRAME_BYTES));
+        assertEquals(42, parse("42\n", Contract.MAX_FRAME_BYTES));
+        assertEquals(Contract.MAX_FRAME_BYTES, parse(Contract.MAX_FRAME_BYTES + "\n", Contract.MAX_FRAME_BYTES));
+        assertEquals(-1, parse("", Contract.MAX_FRAME_BYTES));
     }
 
     @Test

@@ -135,9 +135,9 @@ public class GuardAndHostTest {
                 options -> options.tokenOverlap(Duration.ZERO))) {
             fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
             try (McpClient client = fixture.client(Server.CODE)) {
-                String before = McpClient.readToken(fixture.servers.directory().resolve("token"));
+                String before = McpClient.readToken(fixture.servers.directory().resolve(Contract.TOKEN_FILE_NAME));
                 fixture.servers.rotateToken();
-                String after = McpClient.readToken(fixture.servers.directory().resolve("token"));
+                String after = McpClient.readToken(fixture.servers.directory().resolve(Contract.TOKEN_FILE_NAME));
                 assertFalse(before.equals(after));
                 // The old token is dead at once (no overlap): the client is rejected, re-reads
                 // the token file and succeeds.

@@ -53,7 +53,7 @@ public class NativeLoaderTest {
     @Test
     public void aSecondClassLoaderGetsAWorkingPrivateCopy() throws Exception {
         assertEquals(
-                "The chat could not be shown, but the IDE MCP servers are up",
+                Contract.SPLIT_MODE_MESSAGE,
                 Native.splitModeMessage());
         String[] classDirectories = System.getProperty("ide.mcp.test.classpath").split(File.pathSeparator);
         URL[] urls = new URL[classDirectories.length];
@@ -66,7 +66,7 @@ public class NativeLoaderTest {
             Method message = nativeOfTheCopy.getDeclaredMethod("splitModeMessage");
             message.setAccessible(true);
             assertEquals(
-                    "The chat could not be shown, but the IDE MCP servers are up",
+                    Contract.SPLIT_MODE_MESSAGE,
                     message.invoke(null));
         }
     }

@@ -18,7 +18,7 @@ import org.junit.Test;
 
 /** Split mode end to end, and the {@code mcpServers} block for both launchers. */
 public class SplitModeTest {
-    private static final String MESSAGE = "The chat could not be shown, but the IDE MCP servers are up";
+    private static final String MESSAGE = Contract.SPLIT_MODE_MESSAGE;
 
     @Test
     public void whenEveryRouteFailedTheServersStartAndTheHostGetsAWorkingBlock() throws Exception {
@@ -134,16 +134,16 @@ public class SplitModeTest {
             assertEquals("{\"mcpServers\":{"
                     + "\"code\":{\"type\":\"stdio\",\"command\":\"/opt/ide/jbr/bin/java\",\"args\":[\"-cp\","
                     + "\"/opt/ide/plugins/claudejb/lib/*\",\"dev.lain.claudejb.mcp.StdioBridge\",\""
-                    + directory.resolve("code.sock") + "\"]},"
+                    + directory.resolve(Server.CODE.socketFileName()) + "\"]},"
                     + "\"ops\":{\"type\":\"stdio\",\"command\":\"/opt/ide/jbr/bin/java\",\"args\":[\"-cp\","
                     + "\"/opt/ide/plugins/claudejb/lib/*\",\"dev.lain.claudejb.mcp.StdioBridge\",\""
-                    + directory.resolve("ops.sock") + "\"]}}}", java);
+                    + directory.resolve(Server.OPS.socketFileName()) + "\"]}}}", java);
             String nativeBlock = fixture.servers.mcpServersConfig(BridgeLauncher.nativeExecutable(Path.of("/usr/bin/ide-mcp")));
             assertEquals("{\"mcpServers\":{"
                     + "\"code\":{\"type\":\"stdio\",\"command\":\"/usr/bin/ide-mcp\",\"args\":[\"bridge\",\""
-                    + directory.resolve("code.sock") + "\"]},"
+                    + directory.resolve(Server.CODE.socketFileName()) + "\"]},"
                     + "\"ops\":{\"type\":\"stdio\",\"command\":\"/usr/bin/ide-mcp\",\"args\":[\"bridge\",\""
-                    + directory.resolve("ops.sock") + "\"]}}}", nativeBlock);
+                    + directory.resolve(Server.OPS.socketFileName()) + "\"]}}}", nativeBlock);
         }
     }
 }

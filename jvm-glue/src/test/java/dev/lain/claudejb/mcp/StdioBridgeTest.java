@@ -70,7 +70,7 @@ public class StdioBridgeTest {
             assertEquals(rest.toString(), 1, rest.size());
             Map<String, Object> pong = (Map<String, Object>) Json.parse(rest.get(0));
             assertEquals(new java.math.BigDecimal(3), pong.get("id"));
-            String token = McpClient.readToken(fixture.servers.directory().resolve("token"));
+            String token = McpClient.readToken(fixture.servers.directory().resolve(Contract.TOKEN_FILE_NAME));
             assertTrue("the token never reaches stdout", !rest.get(0).contains(token));
         }
     }

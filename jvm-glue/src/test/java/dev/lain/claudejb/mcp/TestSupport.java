@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  */
 public final class TestSupport {
     /** The line (then the runtime directory) a host prints and logs once its servers are up. */
-    public static final String READY_LINE_PREFIX = "IDE MCP servers listening under ";
+    public static final String READY_LINE_PREFIX = Contract.READY_LINE_PREFIX;
 
     private TestSupport() {
     }

@@ -194,10 +194,10 @@ public class ToonTest {
                 + "\"arguments\":{\"tool\":\"read_file\",\"args\":{\"path\":\"src/a b.txt\",\"lines\":[1,2,3],"
                 + "\"rows\":[{\"a\":1,\"b\":\"x\"},{\"a\":2,\"b\":\"y,z\"}],\"empty\":{},\"none\":[],"
                 + "\"mixed\":[1,{\"k\":true},[null,\"\"]],\"text\":\"line\\nnext \\\"q\\\" \\u0001 \\ud83d\\ude80\"}},"
-                + "\"_meta\":{\"dev.lain.claudejb/token\":\"abc-_123\",\"progressToken\":-1.5e-3}}}";
+                + "\"_meta\":{\"" + Contract.TOKEN_META_KEY + "\":\"abc-_123\",\"progressToken\":-1.5e-3}}}";
         Object value = Json.parse(json);
         String toon = Toon.encode(value);
-        assertTrue(toon, toon.contains("\"dev.lain.claudejb/token\": abc-_123"));
+        assertTrue(toon, toon.contains("\"" + Contract.TOKEN_META_KEY + "\": abc-_123"));
         assertTrue(toon, toon.contains("rows[2]{a,b}:"));
         assertTrue(same(value, Toon.decode(toon)));
         assertEquals(Json.write(value), Json.write(Toon.decode(toon)));

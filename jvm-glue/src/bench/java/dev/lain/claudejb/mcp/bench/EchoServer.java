@@ -1,6 +1,7 @@
 package dev.lain.claudejb.mcp.bench;
 
 import dev.lain.claudejb.mcp.Domain;
+import dev.lain.claudejb.mcp.Contract;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.SecurityGuard;
 import dev.lain.claudejb.mcp.Server;
@@ -59,7 +60,7 @@ public final class EchoServer {
                 .build());
         try {
             servers.registerDomain(diagnostics());
-            System.out.println("IDE MCP servers listening under " + servers.directory());
+            System.out.println(Contract.READY_LINE_PREFIX + servers.directory());
             System.out.flush();
             drain(System.in);
         } finally {

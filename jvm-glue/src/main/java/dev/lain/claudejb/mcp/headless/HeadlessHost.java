@@ -1,6 +1,7 @@
 package dev.lain.claudejb.mcp.headless;
 
 import dev.lain.claudejb.mcp.Json;
+import dev.lain.claudejb.mcp.Contract;
 import dev.lain.claudejb.mcp.Domain;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.LogSink;
@@ -50,7 +51,7 @@ public final class HeadlessHost implements AutoCloseable {
             "IDE MCP servers (code: files; vcs: git; run: tasks; ops: status).",
             "",
             "options:",
-            "  --base <dir>           where the runtime directory goes (<dir>/claude-ide-mcp/<id>/);",
+            "  --base <dir>           where the runtime directory goes (<dir>/" + Contract.SHARED_DIR_NAME + "/<id>/);",
             "                         java.io.tmpdir is the fallback (default: java.io.tmpdir only)",
             "  --stop-on-stdin-eof    stop when standard input ends (for a parent process)",
             "  --ask-unexpected       ask on the terminal before an unexpected client may talk to the servers",
@@ -288,7 +289,7 @@ public final class HeadlessHost implements AutoCloseable {
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(host::close, "headless-shutdown"));
-        stdout.println("IDE MCP servers listening under " + host.directory());
+        stdout.println(Contract.READY_LINE_PREFIX + host.directory());
         stdout.println(host.mcpServersJson());
         stdout.flush();
         HostLog.info("serving " + host.project() + " (" + String.join(", ", liveNames(host)) + ")"
@@ -314,7 +315,7 @@ public final class HeadlessHost implements AutoCloseable {
     private static List<String> liveNames(HeadlessHost host) {
         List<String> names = new ArrayList<>();
         for (Server server : host.servers.liveServers()) {
-            names.add(server.wireName() + ".sock");
+            names.add(server.socketFileName());
         }
         return names;
     }

@@ -7,6 +7,8 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import dev.lain.claudejb.mcp.McpClient;
+import dev.lain.claudejb.mcp.Contract;
+import dev.lain.claudejb.mcp.Server;
 import dev.lain.claudejb.mcp.TestSupport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -39,7 +41,7 @@ public class HeadlessHostProcessTest {
             Process host = startHost(ProcessBuilder.Redirect.INHERIT, "--log-level", "error", "--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
             BufferedReader stdout = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
             Path directory = TestSupport.readyDirectory(stdout);
-            assertTrue(directory.toString(), directory.startsWith(project.temp.resolve("claude-ide-mcp")));
+            assertTrue(directory.toString(), directory.startsWith(project.temp.resolve(Contract.SHARED_DIR_NAME)));
             StringBuilder block = new StringBuilder();
             String line;
             while ((line = stdout.readLine()) != null) {
@@ -50,10 +52,10 @@ public class HeadlessHostProcessTest {
             }
             Map<?, ?> servers = (Map<?, ?>) ((Map<?, ?>) Json.parse(block.toString())).get("mcpServers");
             assertEquals(4, servers.size());
-            for (String name : new String[] {"code", "run", "vcs", "ops"}) {
-                assertTrue(name, Files.exists(directory.resolve(name + ".sock")));
+            for (Server server : Server.values()) {
+                assertTrue(server.wireName(), Files.exists(directory.resolve(server.socketFileName())));
             }
-            try (McpClient client = TestSupport.initializedClient(directory.resolve("code.sock"))) {
+            try (McpClient client = TestSupport.initializedClient(directory.resolve(Server.CODE.socketFileName()))) {
                 McpClient.ToolResult read = client.run("read_file", "{\"path\":\"README.md\"}");
                 assertFalse(read.text(), read.isError());
                 assertTrue(read.text(), read.text().contains("A demo project."));

@@ -206,7 +206,7 @@ public class HeadlessHostTest {
             ok(code, "read_file", "{\"path\":\"README.md\"}");
             error(code, "read_file", "{\"path\":\"../secret.txt\"}");
             String status = ok(ops, "status", "{}").text();
-            assertContains(status, project.root.toString(), host.directory().toString(), "code.sock", "vcs.sock",
+            assertContains(status, project.root.toString(), host.directory().toString(), Server.CODE.socketFileName(), Server.VCS.socketFileName(),
                     "files (4 tools)", "git: true", "tasksFile: .ide-mcp/tasks.json", "read_file: 1",
                     "code/files/read_file,allowed", "code/files/read_file,denied");
         }

@@ -19,8 +19,8 @@ public class NonGitProjectTest {
              HeadlessHost host = HeadlessHost.start(HeadlessHost.config().project(project.root).base(project.temp))) {
             assertFalse(host.isGitRepository());
             assertEquals(EnumSet.of(Server.CODE, Server.RUN, Server.OPS), host.servers().liveServers());
-            assertFalse(Files.exists(host.directory().resolve("vcs.sock")));
-            assertTrue(Files.exists(host.directory().resolve("code.sock")));
+            assertFalse(Files.exists(host.directory().resolve(Server.VCS.socketFileName())));
+            assertTrue(Files.exists(host.directory().resolve(Server.CODE.socketFileName())));
             assertFalse(((java.util.Map<?, ?>) host.mcpServers().get("mcpServers")).containsKey("vcs"));
             try (McpClient code = TestSupport.initializedClient(host.servers().socketPath(Server.CODE))) {
                 McpClient.ToolResult found = code.run("find_files", "{\"glob\":\"*.java\"}");
