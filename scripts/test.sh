@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what is missing, then
 # formatting and lints, the jars the JVM smoke test of the benchmark needs, the Rust suite (with
-# the TOON conformance count shown), the JVM suite, and the end-to-end tests with real MCP
-# clients.
+# the TOON conformance count shown), the JVM suite, a Gradle build consuming the published
+# artifact, and the end-to-end tests with real MCP clients.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +25,9 @@ if [ -x scripts/jvm-test.sh ]; then
   echo "== JVM tests"
   scripts/jvm-test.sh
 fi
+
+echo "== a Gradle build that consumes the published artifact"
+scripts/consumer-test.sh
 
 echo "== real MCP clients"
 cargo build --release --locked -p ide-mcp-cli
