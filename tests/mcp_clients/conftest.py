@@ -186,6 +186,27 @@ def built_host():
     return SERVE
 
 
+#: Where npm puts the Node clients' executables (claude, gemini, mcp-inspector).
+NODE_BIN = HERE / "node_modules" / ".bin"
+
+
+def agent_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for an agent CLI from NODE_BIN: a private HOME (its settings go there),
+    nothing of the caller's MCP_, ANTHROPIC_, CLAUDE_ or GEMINI_ settings, and `extra`."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("MCP_", "ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_"))}
+    env.update(HOME=str(home), PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}", **extra)
+    return env
+
+
+def listed_servers(output: str) -> dict[str, str]:
+    """The state of each `ide-…` server in the output of `claude mcp list` or `gemini mcp list`:
+    `ide-x-code: <command> - ✔ Connected` (Claude Code), `✓ ide-x-code: <command> (stdio) -
+    Connected` (Gemini CLI); a failure reads `✘ Failed to connect — <reason>`, `Disabled`."""
+    return dict(re.findall(r"^\W*(ide-[\w-]+): .* - \W*(\w.*)$", output, re.MULTILINE))
+
+
 def _git(project: Path, *args: str) -> None:
     done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"

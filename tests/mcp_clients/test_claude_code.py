@@ -9,38 +9,26 @@ stops that (and DISABLE_AUTOUPDATER the update check), so nothing here touches t
 
 from __future__ import annotations
 
-import os
-import re
 import subprocess
 
 import pytest
 
-from conftest import BUILD_TIMEOUT, HERE, serve_project
+from conftest import BUILD_TIMEOUT, HERE, NODE_BIN, agent_env, listed_servers, serve_project
 
 # The first test to use `built_host` may build the jar; the waits below have their own timeouts.
 pytestmark = pytest.mark.timeout(BUILD_TIMEOUT)
 
-CLAUDE_BIN = HERE / "node_modules" / ".bin"
 RUN_TIMEOUT = 60
 SERVERS = ["code", "run", "vcs", "ops"]
 
 
 @pytest.fixture
 def claude_env(tmp_path):
-    if not (CLAUDE_BIN / "claude").exists():
-        pytest.fail(f"{CLAUDE_BIN / 'claude'} is missing: run `npm ci` in {HERE}")
+    if not (NODE_BIN / "claude").exists():
+        pytest.fail(f"{NODE_BIN / 'claude'} is missing: run `npm ci` in {HERE}")
     home = tmp_path / "home"
-    home.mkdir()
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("ANTHROPIC_", "CLAUDE_", "MCP_"))}
-    env.update(
-        HOME=str(home),
-        CLAUDE_CONFIG_DIR=str(home / ".claude"),
-        PATH=f"{CLAUDE_BIN}{os.pathsep}{env.get('PATH', '')}",
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
-    return env
+    return agent_env(home, CLAUDE_CONFIG_DIR=str(home / ".claude"), DISABLE_AUTOUPDATER="1",
+                     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
 
 
 def test_claude_code_connects_to_every_server_added_as_printed(built_host, project, claude_env):
@@ -58,10 +46,7 @@ def test_claude_code_connects_to_every_server_added_as_printed(built_host, proje
         done = subprocess.run(["claude", "mcp", "list"], cwd=project, env=claude_env, capture_output=True,
                               text=True, timeout=RUN_TIMEOUT)
         assert done.returncode == 0, done.stdout + done.stderr
-        # `<name>: <command> - ✔ Connected` (the mark differs between versions; a failure reads
-        # `✘ Failed to connect — <reason>`).
-        status = dict(re.findall(r"^(ide-[\w-]+): .* - \W*(.+)$", done.stdout, re.MULTILINE))
-        assert status == {f"ide-project-{name}": "Connected" for name in SERVERS}, done.stdout
+        assert listed_servers(done.stdout) == {f"ide-project-{name}": "Connected" for name in SERVERS}, done.stdout
         for name in SERVERS:
             assert str(servers.socket(name)) in done.stdout
 

@@ -143,7 +143,8 @@ final class McpServersConfig {
      * What each agent needs, after the plain {@code mcpServers} block: a {@code claude mcp add}
      * line per server for Claude Code (user scope, which asks no approval; a {@code remove}
      * first, since the socket paths change with every start), then a {@code mcpServers} block
-     * for Gemini CLI's {@code ~/.gemini/settings.json} with {@code trust: true}. {@code block}
+     * for Gemini CLI's {@code ~/.gemini/settings.json} with {@code trust: true}, after how to
+     * trust the project's folder (without which Gemini CLI connects none of them). {@code block}
      * is the value of {@link #block}; lines starting with {@code #} say what each part is for.
      */
     @SuppressWarnings("unchecked")
@@ -179,8 +180,10 @@ final class McpServersConfig {
                 "# stays \"Pending approval\" until the project is trusted). Check with `claude mcp list`.",
                 claude.toString(),
                 "# Gemini CLI: merge into \"mcpServers\" in ~/.gemini/settings.json (trust: true skips",
-                "# Gemini's confirmation of each call; the IDE's guard still judges every one). Gemini CLI",
-                "# connects no MCP server in an untrusted folder: trust it, or start gemini with --skip-trust.",
+                "# Gemini's confirmation of each call; the IDE's guard still judges every one). In an untrusted",
+                "# folder Gemini CLI connects no MCP server, not even these: trust the project (the trust",
+                "# dialog, /permissions, or in ~/.gemini/trustedFolders.json: "
+                        + Json.quote(project == null ? "" : project.toString()) + ": \"TRUST_FOLDER\").",
                 Json.writePretty(geminiBlock),
                 "");
     }

@@ -51,6 +51,7 @@ public class McpServersConfigTest {
         String text = setup("/home/me/demo");
         String gemini = text.substring(text.indexOf("# Gemini CLI"));
         assertTrue(gemini, gemini.contains("~/.gemini/settings.json"));
+        assertTrue(gemini, gemini.contains("in ~/.gemini/trustedFolders.json: \"/home/me/demo\": \"TRUST_FOLDER\")."));
         Object parsed = Json.parse(gemini.substring(gemini.indexOf('{')));
         Map<?, ?> servers = (Map<?, ?>) ((Map<?, ?>) parsed).get("mcpServers");
         assertEquals(List.of("ide-demo-code", "ide-demo-ops"), new ArrayList<>(servers.keySet()));
