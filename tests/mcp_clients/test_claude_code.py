@@ -1,7 +1,8 @@
 """The real Claude Code CLI (`@anthropic-ai/claude-code`, pinned in package.json) set up from
 what the headless host prints: its `claude mcp add` lines run as printed, with a private HOME
 and CLAUDE_CONFIG_DIR, then `claude mcp list` health-checks every server (it starts each
-bridge and initializes; no account is needed) from inside the untrusted project.
+bridge and initializes; no account is needed) from inside the untrusted project, where the
+plain block pasted as `.mcp.json` stays "Pending approval".
 
 Offline, Claude Code would look up its API host on start; CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
 stops that (and DISABLE_AUTOUPDATER the update check), so nothing here touches the network.
@@ -9,6 +10,7 @@ stops that (and DISABLE_AUTOUPDATER the update check), so nothing here touches t
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -34,6 +36,8 @@ def claude_env(tmp_path):
 def test_claude_code_connects_to_every_server_added_as_printed(built_host, project, claude_env):
     with serve_project(built_host, project) as servers:
         printed = servers.output_until("# Gemini CLI")
+        # The plain block, pasted as the project's .mcp.json: Claude Code waits for approval.
+        (project / ".mcp.json").write_text("\n".join(printed[: printed.index("}") + 1]))
         lines = [line for line in printed if line.startswith("claude ")]
         assert len(lines) == len(SERVERS), printed
         for line in lines:
@@ -47,6 +51,8 @@ def test_claude_code_connects_to_every_server_added_as_printed(built_host, proje
                               text=True, timeout=RUN_TIMEOUT)
         assert done.returncode == 0, done.stdout + done.stderr
         assert listed_servers(done.stdout) == {f"ide-project-{name}": "Connected" for name in SERVERS}, done.stdout
+        for name in SERVERS:
+            assert re.search(rf"^{name}: .* - \W*Pending approval", done.stdout, re.MULTILINE), done.stdout
         for name in SERVERS:
             assert str(servers.socket(name)) in done.stdout
 
