@@ -10,9 +10,10 @@
 # in the caller's directory. Options: --base <dir>, --stop-on-stdin-eof, --ask-unexpected,
 # --bridge <ide-mcp>, --diagnostics, --log-level <level>, --help.
 #
-# Standard output carries only the host's `IDE MCP servers listening under <dir>` line and the
-# ready mcpServers block; build output goes to stderr. IDE_MCP_SKIP_BUILD=1 skips the builds
-# when the jar and the bridge are already there.
+# Standard output carries only the host's `IDE MCP servers listening under <dir>` line, the
+# ready mcpServers block and the setup for each agent (Claude Code, Gemini CLI); build output
+# goes to stderr. IDE_MCP_SKIP_BUILD=1 skips the builds when the jar and the bridge are
+# already there.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

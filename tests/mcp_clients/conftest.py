@@ -37,6 +37,10 @@ DOMAIN = "diagnostics"
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 15.0
 
+#: The headless host's launcher, and how long building the jar and the bridge may take.
+SERVE = REPO / "scripts" / "serve.sh"
+BUILD_TIMEOUT = 1200
+
 # The ready line and the socket names are the contract's READY_LINE_PREFIX and
 # SOCKET_FILE_NAMES (rust/protocol/src/contract.rs, Java: dev.lain.claudejb.mcp.Contract).
 READY = re.compile(r"^IDE MCP servers listening under (?P<dir>/.+)$")
@@ -67,6 +71,18 @@ class RunningServers:
 
     def bridge(self, name: str = "code") -> list[str]:
         return bridge_command(self.socket(name))
+
+    def output_until(self, last: str, timeout: float = START_TIMEOUT) -> list[str]:
+        """The lines the server prints after its ready line, up to and including the first one
+        that starts with `last` (what the headless host prints for each agent)."""
+        lines: list[str] = []
+        while True:
+            line = _read_line_with_timeout(self.process.stdout, timeout)
+            if not line:
+                pytest.fail(f"no line starting with {last!r} in the output; got {lines!r}")
+            lines.append(line.rstrip("\n"))
+            if line.startswith(last):
+                return lines
 
 
 def _read_line_with_timeout(stream, timeout: float) -> str | None:
@@ -158,3 +174,72 @@ def toon_decode(text: str):
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
+
+
+# The Java headless host (scripts/serve.sh) on a temporary git project.
+
+
+@pytest.fixture(scope="session")
+def built_host():
+    """Builds the jar and the bridge once (quick when they are up to date)."""
+    done = subprocess.run([str(SERVE), "--help"], capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+    assert done.returncode == 0, f"scripts/serve.sh --help failed: {done.stderr[-3000:]}"
+    assert "HeadlessHost" in done.stdout
+    return SERVE
+
+
+#: Where npm puts the Node clients' executables (claude, gemini, mcp-inspector).
+NODE_BIN = HERE / "node_modules" / ".bin"
+
+
+def agent_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for an agent CLI from NODE_BIN: a private HOME (its settings go there),
+    nothing of the caller's MCP_, ANTHROPIC_, CLAUDE_ or GEMINI_ settings, and `extra`."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("MCP_", "ANTHROPIC_", "CLAUDE_", "GEMINI_", "GOOGLE_"))}
+    env.update(HOME=str(home), PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}", **extra)
+    return env
+
+
+def listed_servers(output: str) -> dict[str, str]:
+    """The state of each `ide-…` server in the output of `claude mcp list` or `gemini mcp list`:
+    `ide-x-code: <command> - ✔ Connected` (Claude Code), `✓ ide-x-code: <command> (stdio) -
+    Connected` (Gemini CLI); a failure reads `✘ Failed to connect — <reason>`, `Disabled`."""
+    return dict(re.findall(r"^\W*(ide-[\w-]+): .* - \W*(\w.*)$", output, re.MULTILINE))
+
+
+def _git(project: Path, *args: str) -> None:
+    done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
+
+
+@pytest.fixture
+def project():
+    """A small git project with one commit, one uncommitted change, a tasks file and a secret beside it."""
+    temp = Path(tempfile.mkdtemp(prefix="imcp-proj-", dir="/tmp")).resolve()
+    root = temp / "project"
+    (root / "src").mkdir(parents=True)
+    (temp / "secret.txt").write_text("a secret outside the project\n")
+    (root / "README.md").write_text("# Demo\n\nA demo project.\n")
+    (root / "src" / "main.py").write_text("def main():\n    # TODO: say hello\n    print('hello')\n")
+    (root / ".ide-mcp").mkdir()
+    (root / ".ide-mcp" / "tasks.json").write_text(
+        '{"tasks": {"hello": {"command": ["echo", "hello"], "description": "Says hello"}}}'
+    )
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.name=Grace Hopper", "-c", "user.email=grace@example.com", "commit", "-q", "-m", "First commit")
+    (root / "README.md").write_text("# Demo\n\nA demo project, changed.\n")
+    yield root
+    shutil.rmtree(temp, ignore_errors=True)
+
+
+def serve_project(built_host, project):
+    """The headless host, built already, serving `project` (see conftest.serving)."""
+    env = dict(os.environ, IDE_MCP_SKIP_BUILD="1")
+
+    def command(base):
+        return [str(built_host), "--base", str(base), "--stop-on-stdin-eof", str(project)]
+
+    return serving(command, what="headless host", env=env)

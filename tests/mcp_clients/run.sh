@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# End-to-end tests with real MCP clients: the official MCP Python SDK, the MCP Inspector's CLI,
-# and a hand-written client mixing both protocol eras, all through `ide-mcp bridge`.
+# End-to-end tests with real MCP clients: the official MCP Python SDK, the TypeScript SDK 1.x,
+# the MCP Inspector's CLI, the Claude Code and Gemini CLIs, and a hand-written client mixing
+# both protocol eras, all through `ide-mcp bridge`.
 #
 # Installs what it needs on first use (each step is skipped when already done):
 #   - target/release/ide-mcp      cargo build --release -p ide-mcp-cli
 #   - tests/mcp_clients/.venv     python3 -m venv, pip install -r requirements.txt
-#   - tests/mcp_clients/node_modules   npm ci (package-lock.json)
+#   - tests/mcp_clients/node_modules   npm ci (package-lock.json): Inspector, TypeScript SDK, Claude Code, Gemini CLI
 # then runs pytest on tests/mcp_clients. Extra arguments go to pytest (e.g. -k inspector -x).
 #
 # Environment: IDE_MCP_BIN (the ide-mcp executable; default target/release/ide-mcp),
@@ -41,12 +42,12 @@ if [[ ! -x "$venv/bin/python" || "$(cat "$venv/.installed" 2>/dev/null)" != "$wa
     echo "$want" > "$venv/.installed"
 fi
 
-# 3. The MCP Inspector.
+# 3. The Node clients: the MCP Inspector, the TypeScript SDK 1.x, Claude Code, Gemini CLI.
 command -v npm > /dev/null || { say "npm is missing (install Node.js and npm)"; exit 1; }
 want="$(stamp_of "$here/package.json" "$here/package-lock.json")"
 if [[ ! -x "$here/node_modules/.bin/mcp-inspector" \
         || "$(cat "$here/node_modules/.installed" 2>/dev/null)" != "$want" ]]; then
-    say "installing the MCP Inspector (npm ci)"
+    say "installing the Node clients (npm ci)"
     # The Inspector declares node >= 22.19; the CLI paths used here also run on Node 20.
     # `npm ci` refuses this lock file when an optional dependency of a dependency (a
     # Windows-only one of vite's) cannot be resolved from the registry; `npm install --no-save`

@@ -1,18 +1,14 @@
 """The Java headless host (`scripts/serve.sh`) serving a temporary git project, driven by the
 official MCP Python SDK through `ide-mcp bridge`: files, git, tasks and status tools.
 
-The host is built once (`scripts/serve.sh --help` builds the jar and the bridge when they are
-missing), then started per test with `--base <tmp> --stop-on-stdin-eof <project>`; like the
-`ide_servers` fixture, each test checks that it printed the ready line first, and that it exited
-with status 0 and removed its runtime directory when its standard input closed.
+The host is built once (`built_host` in conftest.py), then started per test on the `project`
+fixture's git project (`serve_project`); like the `ide_servers` fixture, each test checks that
+it printed the ready line first, and that it exited with status 0 and removed its runtime
+directory when its standard input closed.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import tempfile
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -20,60 +16,12 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from conftest import IDE_MCP, REPO, serving, toon_decode
+from conftest import BUILD_TIMEOUT, IDE_MCP, serve_project, toon_decode
 
-SERVE = REPO / "scripts" / "serve.sh"
 WAIT = 20
-BUILD_TIMEOUT = 1200
 
 # Generous: the first test may build the jar and the bridge; every wait inside a test has its own, short timeout.
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(BUILD_TIMEOUT)]
-
-
-
-@pytest.fixture(scope="module")
-def built_host():
-    """Builds the jar and the bridge once (quick when they are up to date)."""
-    done = subprocess.run([str(SERVE), "--help"], capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    assert done.returncode == 0, f"scripts/serve.sh --help failed: {done.stderr[-3000:]}"
-    assert "HeadlessHost" in done.stdout
-    return SERVE
-
-
-def _git(project: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-
-
-@pytest.fixture
-def project():
-    """A small git project with one commit, one uncommitted change, a tasks file and a secret beside it."""
-    temp = Path(tempfile.mkdtemp(prefix="imcp-proj-", dir="/tmp")).resolve()
-    root = temp / "project"
-    (root / "src").mkdir(parents=True)
-    (temp / "secret.txt").write_text("a secret outside the project\n")
-    (root / "README.md").write_text("# Demo\n\nA demo project.\n")
-    (root / "src" / "main.py").write_text("def main():\n    # TODO: say hello\n    print('hello')\n")
-    (root / ".ide-mcp").mkdir()
-    (root / ".ide-mcp" / "tasks.json").write_text(
-        '{"tasks": {"hello": {"command": ["echo", "hello"], "description": "Says hello"}}}'
-    )
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", "-A")
-    _git(root, "-c", "user.name=Grace Hopper", "-c", "user.email=grace@example.com", "commit", "-q", "-m", "First commit")
-    (root / "README.md").write_text("# Demo\n\nA demo project, changed.\n")
-    yield root
-    shutil.rmtree(temp, ignore_errors=True)
-
-
-def serve_project(built_host, project):
-    """The headless host, built already, serving `project` (see conftest.serving)."""
-    env = dict(os.environ, IDE_MCP_SKIP_BUILD="1")
-
-    def command(base):
-        return [str(built_host), "--base", str(base), "--stop-on-stdin-eof", str(project)]
-
-    return serving(command, what="headless host", env=env)
 
 
 @pytest.fixture

@@ -39,7 +39,8 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  *
  * It prints {@code IDE MCP servers listening under <dir>} as the first line on stdout, then the
- * ready {@code mcpServers} block; logs go to stderr. It serves until Ctrl-C or SIGTERM, or,
+ * ready {@code mcpServers} block, then what each agent needs ({@link #clientSetup}: Claude Code's
+ * {@code claude mcp add} lines, Gemini CLI's settings block); logs go to stderr. It serves until Ctrl-C or SIGTERM, or,
  * with {@code --stop-on-stdin-eof}, until its standard input ends; then it stops and the
  * runtime directory is gone.
  */
@@ -226,6 +227,14 @@ public final class HeadlessHost implements AutoCloseable {
         return (Map<String, Object>) Json.parse(McpServersConfig.block(servers, nativeBridge));
     }
 
+    /**
+     * What each agent needs to reach the servers, printed after the block: {@code claude mcp add}
+     * lines for Claude Code and a settings block for Gemini CLI (see {@link McpServersConfig#clientSetup}).
+     */
+    public String clientSetup() {
+        return McpServersConfig.clientSetup(mcpServers(), project);
+    }
+
     /** The status the {@code status} tool answers, for tests and diagnostics. */
     Map<String, Object> status() {
         return StatusDomain.status(this, runner);
@@ -257,8 +266,8 @@ public final class HeadlessHost implements AutoCloseable {
     }
 
     public static void main(String[] args) {
-        // stdout carries the ready line and the mcpServers block only; anything else printed by
-        // mistake goes to stderr.
+        // stdout carries the ready line, the mcpServers block and the setup for each agent only;
+        // anything else printed by mistake goes to stderr.
         PrintStream stdout = System.out;
         System.setOut(System.err);
         Config config;
@@ -291,6 +300,7 @@ public final class HeadlessHost implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(host::close, "headless-shutdown"));
         stdout.println(Contract.READY_LINE_PREFIX + host.directory());
         stdout.println(host.mcpServersJson());
+        stdout.print(host.clientSetup());
         stdout.flush();
         HostLog.info("serving " + host.project() + " (" + String.join(", ", liveNames(host)) + ")"
                 + (config.stopOnStdinEof ? "; stops when stdin ends" : "; stop with Ctrl-C"));

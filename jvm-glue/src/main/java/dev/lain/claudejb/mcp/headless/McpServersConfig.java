@@ -12,15 +12,23 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
- * The ready {@code mcpServers} block for the live servers, and how a client starts the stdio
- * bridge: the native {@code ide-mcp bridge} when it is found, else the Java
- * {@code dev.lain.claudejb.mcp.StdioBridge} from this jar.
+ * The ready {@code mcpServers} block for the live servers, how a client starts the stdio
+ * bridge (the native {@code ide-mcp bridge} when it is found, else the Java
+ * {@code dev.lain.claudejb.mcp.StdioBridge} from this jar), and the setup text for each agent
+ * that the host prints after the block ({@link #clientSetup}).
  */
 final class McpServersConfig {
     static final String BRIDGE_CLASS = "dev.lain.claudejb.mcp.StdioBridge";
+
+    /** Characters a shell word may hold unquoted. */
+    private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_./:=@%+,-]+");
+    /** The longest project part of a server name, so tool names stay short. */
+    private static final int MAX_PROJECT_PART = 24;
 
     private McpServersConfig() {
     }
@@ -113,5 +121,78 @@ final class McpServersConfig {
         Map<String, Object> block = new LinkedHashMap<>();
         block.put("mcpServers", entries);
         return Json.write(block);
+    }
+
+    /**
+     * The name an agent knows {@code server} of {@code project} by: {@code ide-<project>-<server>},
+     * the project's directory name cut to letters, digits and hyphens (Claude Code allows
+     * letters, digits, hyphens and underscores; Gemini CLI splits tool names on underscores), so
+     * two projects served at once do not collide.
+     */
+    static String agentServerName(Path project, String server) {
+        Path name = project == null ? null : project.getFileName();
+        String part = name == null ? "" : name.toString().toLowerCase(Locale.ROOT)
+                .replaceAll("[^a-z0-9]+", "-").replaceAll("^-+|-+$", "");
+        if (part.length() > MAX_PROJECT_PART) {
+            part = part.substring(0, MAX_PROJECT_PART).replaceAll("-+$", "");
+        }
+        return part.isEmpty() ? "ide-" + server : "ide-" + part + "-" + server;
+    }
+
+    /**
+     * What each agent needs, after the plain {@code mcpServers} block: a {@code claude mcp add}
+     * line per server for Claude Code (user scope, which asks no approval; a {@code remove}
+     * first, since the socket paths change with every start), then a {@code mcpServers} block
+     * for Gemini CLI's {@code ~/.gemini/settings.json} with {@code trust: true}, after how to
+     * trust the project's folder (without which Gemini CLI connects none of them). {@code block}
+     * is the value of {@link #block}; lines starting with {@code #} say what each part is for.
+     */
+    @SuppressWarnings("unchecked")
+    static String clientSetup(Map<String, Object> block, Path project) {
+        Map<String, Object> servers = (Map<String, Object>) block.get("mcpServers");
+        StringBuilder claude = new StringBuilder();
+        Map<String, Object> gemini = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> server : servers.entrySet()) {
+            Map<String, Object> entry = (Map<String, Object>) server.getValue();
+            String name = agentServerName(project, server.getKey());
+            List<String> command = new ArrayList<>();
+            command.add((String) entry.get("command"));
+            for (Object arg : (List<Object>) entry.get("args")) {
+                command.add((String) arg);
+            }
+            claude.append("claude mcp remove --scope user ").append(name).append(" 2>/dev/null; ")
+                    .append("claude mcp add --transport stdio --scope user ").append(name).append(" --");
+            for (String word : command) {
+                claude.append(' ').append(shellWord(word));
+            }
+            claude.append('\n');
+            Map<String, Object> settings = new LinkedHashMap<>();
+            settings.put("command", entry.get("command"));
+            settings.put("args", entry.get("args"));
+            settings.put("trust", Boolean.TRUE);
+            gemini.put(name, settings);
+        }
+        Map<String, Object> geminiBlock = new LinkedHashMap<>();
+        geminiBlock.put("mcpServers", gemini);
+        return String.join("\n",
+                "",
+                "# Claude Code: run these lines (user scope: no approval needed; a pasted .mcp.json",
+                "# stays \"Pending approval\" until the project is trusted). Check with `claude mcp list`.",
+                claude.toString(),
+                "# Gemini CLI: merge into \"mcpServers\" in ~/.gemini/settings.json (trust: true skips",
+                "# Gemini's confirmation of each call; the IDE's guard still judges every one). In an untrusted",
+                "# folder Gemini CLI connects no MCP server, not even these: trust the project (the trust",
+                "# dialog, /permissions, or in ~/.gemini/trustedFolders.json: "
+                        + Json.quote(project == null ? "" : project.toString()) + ": \"TRUST_FOLDER\").",
+                Json.writePretty(geminiBlock),
+                "");
+    }
+
+    /** {@code word} as one POSIX shell word. */
+    static String shellWord(String word) {
+        if (SHELL_SAFE.matcher(word).matches()) {
+            return word;
+        }
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 }

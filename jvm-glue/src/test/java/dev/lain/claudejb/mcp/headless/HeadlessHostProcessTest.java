@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.Test;
 
-/** {@code HeadlessHost.main} as a child process: the ready line first, the block, stdin EOF stops it cleanly. */
+/** {@code HeadlessHost.main} as a child process: the ready line first, the block, the agents' setup; stdin EOF stops it cleanly. */
 public class HeadlessHostProcessTest {
     private static Process startHost(ProcessBuilder.Redirect stderr, String... args) throws Exception {
         List<String> options = new ArrayList<>();
@@ -36,6 +36,7 @@ public class HeadlessHostProcessTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     public void theHostPrintsTheReadyLineAndStopsWhenStdinEnds() throws Exception {
         try (TestProject project = new TestProject().withGit()) {
             Process host = startHost(ProcessBuilder.Redirect.INHERIT, "--log-level", "error", "--base", project.temp.toString(), "--stop-on-stdin-eof", project.root.toString());
@@ -63,7 +64,14 @@ public class HeadlessHostProcessTest {
             host.getOutputStream().close();
             assertTrue("the host stops when stdin ends", host.waitFor(20, TimeUnit.SECONDS));
             assertEquals(0, host.exitValue());
-            assertNull("nothing else on stdout", stdout.readLine());
+            // Then the setup for each agent, and nothing else.
+            List<String> rest = new ArrayList<>();
+            while ((line = stdout.readLine()) != null) {
+                rest.add(line);
+            }
+            String expected = McpServersConfig.clientSetup((Map<String, Object>) Json.parse(block.toString()), project.root);
+            assertEquals(expected, String.join("\n", rest) + "\n");
+            assertTrue(expected, expected.contains("claude mcp add --transport stdio --scope user ide-project-vcs -- "));
             assertFalse(directory + " was left behind", Files.exists(directory));
         }
     }
