@@ -81,8 +81,8 @@ public final class IdeMcpServers implements AutoCloseable {
     }
 
     /**
-     * Sends the library's log records to {@code sink} (process-wide), up to {@code maxLevel};
-     * {@code null} stops forwarding.
+     * Sends the library's log records to {@code sink} (process-wide), up to {@code maxLevel},
+     * instead of the default {@link LogSink#javaUtilLogging()}; {@code null} stops forwarding.
      */
     public static void setLogSink(LogSink sink, LogSink.Level maxLevel) {
         Native.setLogSink(sink, sink == null ? 0 : maxLevel.number());

@@ -7,6 +7,9 @@ package dev.lain.claudejb.mcp;
 final class Native {
     static {
         NativeLoader.load();
+        // Until a host chooses its own sink, the records go to java.util.logging, which an IDE
+        // routes into its log: nothing is dropped for want of a sink.
+        setLogSink(JavaUtilLoggingSink.INSTANCE, JavaUtilLoggingSink.INSTANCE.threshold().number());
     }
 
     private Native() {
