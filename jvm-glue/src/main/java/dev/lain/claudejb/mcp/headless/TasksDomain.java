@@ -15,7 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** The {@code tasks} domain on {@code run}: the tasks the project declares, and running one. */
 final class TasksDomain {
-    static final int MAX_OUTPUT_BYTES = 64 * 1024;
+    /**
+     * The start and the end of a task's output kept in its result: with the escaping of its
+     * newlines, the result stays within the library's default output budget (32 KiB), so the end
+     * is seen too.
+     */
+    static final int MAX_OUTPUT_BYTES = 12 * 1024;
 
     private final TaskCatalog catalog;
     private final Path directory;
