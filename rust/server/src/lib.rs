@@ -37,6 +37,7 @@ pub mod servers;
 mod shared;
 pub mod token_ring;
 pub mod tool;
+pub mod transport;
 pub mod wire;
 
 pub use audit::{AuditRecord, AuditVerdict};
