@@ -16,6 +16,7 @@ use ide_mcp_bench::run::{run, JavaLaunch, RunPlan, JVM_WARMUP_CALLS};
 use ide_mcp_bench::server_process::serve_until_stdin_closes;
 use ide_mcp_bench::targets::{jvm, ours, raw, rmcp};
 use ide_mcp_bench::toon_report;
+use ide_mcp_protocol::contract::READY_LINE_PREFIX;
 use ide_mcp_server::ServerConfig;
 
 #[derive(Debug, Parser)]
@@ -202,11 +203,8 @@ fn serve_ours(
         .directory()
         .ok_or("the servers have no runtime directory")?
         .to_path_buf();
-    serve_until_stdin_closes(&format!(
-        "IDE MCP servers listening under {}",
-        directory.display()
-    ))
-    .map_err(|error| error.to_string())?;
+    serve_until_stdin_closes(&format!("{READY_LINE_PREFIX}{}", directory.display()))
+        .map_err(|error| error.to_string())?;
     servers.stop().map_err(|error| error.to_string())
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use ide_mcp_protocol::contract::READY_LINE_PREFIX;
 use ide_mcp_server::diagnostics::diagnostics_domain;
 use ide_mcp_server::token_ring::TokenRingConfig;
 use ide_mcp_server::{AllowAll, IdeMcpServers, ServerConfig, ServerName};
@@ -74,7 +75,7 @@ pub fn run(args: TestServerArgs) -> ExitCode {
         }
     };
     if let Some(directory) = servers.directory() {
-        println!("IDE MCP servers listening under {}", directory.display());
+        println!("{READY_LINE_PREFIX}{}", directory.display());
     }
     stop_signal.wait();
     match servers.stop() {
