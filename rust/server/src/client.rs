@@ -3,8 +3,9 @@
 //! It speaks either wire the servers accept on a Unix socket: length-prefixed TOON frames (the
 //! default) or newline-delimited JSON. It attaches the token from the `token` file beside the
 //! socket to every request and notification, numbers requests with increasing integers, and
-//! correlates replies by id. It uses plain `std` sockets and no async runtime, so the CLI, the
-//! stdio bridge, integration tests and benchmarks can all drive a server from ordinary threads.
+//! correlates replies by id. It uses plain `std` sockets (through [`crate::transport`]) and no
+//! async runtime, so the CLI, integration tests and benchmarks can all drive a server from
+//! ordinary threads.
 
 use std::collections::VecDeque;
 use std::fmt;
