@@ -2,18 +2,16 @@
 //! replies, validating each one.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use bytes::Bytes;
+use ide_mcp_server::transport::{MessageStream, TransportError};
 use serde_json::Value;
 
 use crate::endpoint::{CallShape, Endpoint, ECHO_VALUE};
-use crate::wire::{
-    decode_payload, encode_message, MessageReader, ReplyTemplate, RequestTemplate, Wire,
-    FIRST_CALL_ID,
-};
+use crate::wire::{decode_payload, ReplyTemplate, RequestTemplate, FIRST_CALL_ID};
 
 /// How long a reply may take before the run fails.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,6 +35,18 @@ impl From<io::Error> for BenchError {
     }
 }
 
+impl From<TransportError> for BenchError {
+    fn from(error: TransportError) -> Self {
+        match error {
+            // A blocking read that hit the socket's read timeout.
+            TransportError::Io(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                BenchError("socket I/O failed: no reply within the timeout".to_owned())
+            }
+            error => BenchError(format!("socket I/O failed: {error}")),
+        }
+    }
+}
+
 /// A validated reply to one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reply {
@@ -50,9 +60,7 @@ pub struct Reply {
 /// A connected, initialised benchmark connection.
 #[derive(Debug)]
 pub struct BenchConnection {
-    stream: UnixStream,
-    reader: MessageReader,
-    wire: Wire,
+    transport: MessageStream,
     shape: CallShape,
     request: RequestTemplate,
     /// The first validated echo reply; later replies that equal it outside the id digits are
@@ -65,19 +73,17 @@ impl BenchConnection {
     /// Connects to `endpoint` and, when it speaks MCP, completes `initialize` and sends
     /// `notifications/initialized`.
     pub fn open(endpoint: &Endpoint) -> Result<BenchConnection, BenchError> {
-        let stream = UnixStream::connect(&endpoint.socket).map_err(|error| {
-            BenchError(format!(
-                "cannot connect to {}: {error}",
-                endpoint.socket.display()
-            ))
-        })?;
+        let transport =
+            MessageStream::connect(&endpoint.socket, endpoint.wire).map_err(|error| {
+                BenchError(format!(
+                    "cannot connect to {}: {error}",
+                    endpoint.socket.display()
+                ))
+            })?;
         // A server that stops answering fails the run instead of hanging it.
-        stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
-        let reader = MessageReader::new(stream.try_clone()?, endpoint.wire);
+        transport.set_read_timeout(Some(REPLY_TIMEOUT))?;
         let mut connection = BenchConnection {
-            stream,
-            reader,
-            wire: endpoint.wire,
+            transport,
             shape: endpoint.shape,
             request: RequestTemplate::new(endpoint.wire, &endpoint.echo_request()),
             reply_template: None,
@@ -90,11 +96,10 @@ impl BenchConnection {
     }
 
     fn handshake(&mut self, endpoint: &Endpoint) -> Result<(), BenchError> {
-        self.stream
-            .write_all(&encode_message(self.wire, &endpoint.initialize_request()))?;
+        self.transport.send(&endpoint.initialize_request())?;
         loop {
-            let payload = self.reader.next_message()?;
-            let message = decode_payload(self.wire, &payload)
+            let payload = self.next_payload()?;
+            let message = decode_payload(self.transport.wire(), &payload)
                 .map_err(|error| BenchError(format!("undecodable initialize reply: {error}")))?;
             if message.get("id").and_then(Value::as_u64) != Some(1) {
                 continue;
@@ -104,17 +109,14 @@ impl BenchConnection {
             }
             break;
         }
-        self.stream.write_all(&encode_message(
-            self.wire,
-            &endpoint.initialized_notification(),
-        ))?;
+        self.transport.send(&endpoint.initialized_notification())?;
         Ok(())
     }
 
     /// Spins while waiting for replies instead of sleeping (see
-    /// [`MessageReader::set_busy_poll`]); only for one call outstanding at a time.
+    /// [`MessageStream::set_busy_poll`]); only for one call outstanding at a time.
     pub fn set_busy_poll(&mut self, on: bool) -> Result<(), BenchError> {
-        self.reader
+        self.transport
             .set_busy_poll(on.then_some(REPLY_TIMEOUT))
             .map_err(BenchError::from)
     }
@@ -128,14 +130,14 @@ impl BenchConnection {
     pub fn send_call(&mut self) -> Result<u64, BenchError> {
         let id = self.next_id;
         self.next_id += 1;
-        self.stream.write_all(self.request.with_id(id))?;
+        self.transport.send_raw(self.request.with_id(id))?;
         Ok(id)
     }
 
     /// Reads until the next reply to a call, skipping notifications, and validates it.
     pub fn read_reply(&mut self) -> Result<Reply, BenchError> {
         loop {
-            let payload = self.reader.next_message()?;
+            let payload = self.next_payload()?;
             if let Some(id) = self
                 .reply_template
                 .as_ref()
@@ -156,12 +158,23 @@ impl BenchConnection {
 
     /// Gives up the reading side, keeping only the socket open (for idle-connection counts).
     pub fn into_idle_socket(self) -> UnixStream {
-        self.stream
+        self.transport.into_socket()
+    }
+
+    /// The next whole message; end of stream is an error, since a benchmark always expects
+    /// another reply.
+    fn next_payload(&mut self) -> Result<Bytes, BenchError> {
+        self.transport.receive_payload()?.ok_or_else(|| {
+            BenchError(
+                "socket I/O failed: the server closed the connection while a reply was expected"
+                    .to_owned(),
+            )
+        })
     }
 
     /// Decodes `payload` and checks it is a correct reply; `None` for a notification.
     fn validate_in_full(&mut self, payload: &Bytes) -> Result<Option<Reply>, BenchError> {
-        let message = decode_payload(self.wire, payload)
+        let message = decode_payload(self.transport.wire(), payload)
             .map_err(|error| BenchError(format!("undecodable reply: {error}")))?;
         let Some(id_value) = message.get("id") else {
             return Ok(None);

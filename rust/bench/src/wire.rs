@@ -1,18 +1,14 @@
-//! Bytes on the socket: encoding requests once, patching ids in place, splitting the reply
-//! stream into messages, and recognising a reply without decoding it.
+//! Bytes on the socket: encoding requests once, patching ids in place, and recognising a reply
+//! without decoding it. Splitting the reply stream into messages is the servers' own transport
+//! ([`ide_mcp_server::transport`]).
 //!
 //! The load generator must cost the same for every target and as little as possible, so the
 //! request for each call is one pre-encoded buffer whose fixed-width id digits are rewritten,
 //! and a reply is checked against the first reply of its connection (which was fully decoded
 //! and validated) with a byte comparison outside the id digits.
 
-use std::io::{self, Read};
-use std::os::unix::net::UnixStream;
-use std::time::{Duration, Instant};
-
 use bytes::{Bytes, BytesMut};
-use ide_mcp_protocol::frame::{FrameDecoder, MAX_FRAME_BYTES};
-use ide_mcp_protocol::ndjson::LineDecoder;
+use ide_mcp_protocol::frame::MAX_FRAME_BYTES;
 use ide_mcp_server::limits::DecodeLimits;
 use serde_json::Value;
 
@@ -25,9 +21,6 @@ pub const ID_DIGITS: usize = 10;
 
 /// The largest id that still has [`ID_DIGITS`] digits.
 const LAST_CALL_ID: u64 = 9_999_999_999;
-
-/// How many bytes one `read` asks the socket for.
-const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 pub use ide_mcp_server::wire::Wire;
 
@@ -156,101 +149,6 @@ fn find_unique(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .map(|(offset, _)| offset);
     let first = found.next()?;
     found.next().is_none().then_some(first)
-}
-
-/// The incremental decoder of whichever wire a reader speaks.
-#[derive(Debug)]
-enum Splitter {
-    Frames(FrameDecoder),
-    Lines(LineDecoder),
-}
-
-/// Reads whole messages (payloads without framing) from a blocking socket.
-#[derive(Debug)]
-pub struct MessageReader {
-    stream: UnixStream,
-    splitter: Splitter,
-    buffer: BytesMut,
-    chunk: Vec<u8>,
-    /// When set, the socket is non-blocking and a read that finds nothing spins instead of
-    /// sleeping until `busy_poll_timeout` passes.
-    busy_poll_timeout: Option<Duration>,
-}
-
-impl MessageReader {
-    /// A reader of `stream` (typically a `try_clone` of the socket the requests go out on).
-    pub fn new(stream: UnixStream, wire: Wire) -> MessageReader {
-        let splitter = match wire {
-            Wire::Frames => Splitter::Frames(FrameDecoder::new(MAX_FRAME_BYTES)),
-            Wire::Lines => Splitter::Lines(LineDecoder::new(MAX_FRAME_BYTES)),
-        };
-        MessageReader {
-            stream,
-            splitter,
-            buffer: BytesMut::new(),
-            chunk: vec![0; READ_CHUNK_BYTES],
-            busy_poll_timeout: None,
-        }
-    }
-
-    /// Spins on the socket instead of sleeping in `read` (`Some(timeout)`), or goes back to
-    /// blocking reads (`None`). The flag is shared with every clone of the socket, so writes
-    /// become non-blocking too: use it only with one call outstanding.
-    ///
-    /// Spinning keeps the client's own wake-up out of a round-trip measurement; on a virtual
-    /// machine waking a sleeping thread costs tens of microseconds, more than the work
-    /// measured.
-    pub fn set_busy_poll(&mut self, timeout: Option<Duration>) -> io::Result<()> {
-        self.stream.set_nonblocking(timeout.is_some())?;
-        self.busy_poll_timeout = timeout;
-        Ok(())
-    }
-
-    /// The next whole message; end of stream is an error, since a benchmark always expects
-    /// another reply.
-    pub fn next_message(&mut self) -> io::Result<Bytes> {
-        loop {
-            let decoded = match &mut self.splitter {
-                Splitter::Frames(decoder) => decoder
-                    .decode(&mut self.buffer)
-                    .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?,
-                Splitter::Lines(decoder) => decoder
-                    .decode(&mut self.buffer)
-                    .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?,
-            };
-            if let Some(message) = decoded {
-                return Ok(message);
-            }
-            let mut spinning_since = None;
-            let read = loop {
-                match self.stream.read(&mut self.chunk) {
-                    Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                        let timeout = self.busy_poll_timeout.unwrap_or(Duration::ZERO);
-                        let since = *spinning_since.get_or_insert_with(Instant::now);
-                        if since.elapsed() > timeout {
-                            return Err(io::Error::new(
-                                io::ErrorKind::TimedOut,
-                                "no reply within the timeout",
-                            ));
-                        }
-                        std::hint::spin_loop();
-                    }
-                    other => break other,
-                }
-            };
-            match read {
-                Ok(0) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the server closed the connection while a reply was expected",
-                    ))
-                }
-                Ok(count) => self.buffer.extend_from_slice(&self.chunk[..count]),
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -26,14 +25,14 @@ use std::time::Duration;
 
 use bytes::BytesMut;
 use clap::Args;
-use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::json::{self, parse_strict};
 use ide_mcp_protocol::jsonrpc::ErrorCode;
 use ide_mcp_protocol::ndjson::{LineDecoder, LineError, MAX_LINE_BYTES};
-use ide_mcp_protocol::toon::{self, DecodeOptions, EncodeOptions};
 use ide_mcp_server::client::{
     attach_token, is_rejection, read_token_file, token_file_beside, ClientError,
 };
+use ide_mcp_server::transport::{MessageReader, MessageStream, MessageWriter, TransportError};
+use ide_mcp_server::wire::Wire;
 use serde_json::{json, Value};
 
 /// How long the bridge waits, after standard input ends, for replies still owed.
@@ -48,7 +47,7 @@ const PARSE_ERROR_CODE: i64 = ErrorCode::PARSE_ERROR.0;
 /// JSON-RPC "Invalid Request", used here for a message too large for the socket wire.
 const INVALID_REQUEST_CODE: i64 = ErrorCode::INVALID_REQUEST.0;
 
-/// How many bytes one `read` asks for, from standard input or the socket.
+/// How many bytes one `read` of standard input asks for.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Arguments of `ide-mcp bridge`.
@@ -62,8 +61,8 @@ pub struct BridgeArgs {
 /// Runs `ide-mcp bridge`.
 pub fn run(args: BridgeArgs) -> ExitCode {
     let socket = args.socket;
-    let stream = match UnixStream::connect(&socket) {
-        Ok(stream) => stream,
+    let (read_half, write_half) = match MessageStream::connect(&socket, Wire::Frames) {
+        Ok(stream) => stream.split(),
         Err(source) => {
             let error = ClientError::Connect {
                 socket: socket.clone(),
@@ -73,19 +72,9 @@ pub fn run(args: BridgeArgs) -> ExitCode {
             return ExitCode::from(SERVER_LOST);
         }
     };
-    let read_half = match stream.try_clone() {
-        Ok(read_half) => read_half,
-        Err(error) => {
-            eprintln!(
-                "ide-mcp bridge: cannot use the connection to {}: {error}",
-                socket.display()
-            );
-            return ExitCode::from(SERVER_LOST);
-        }
-    };
     let bridge = Arc::new(Bridge {
         socket: socket.clone(),
-        writer: Mutex::new(stream),
+        writer: Mutex::new(write_half),
         tokens: Mutex::new(TokenSource::new(token_file_beside(&socket))),
         state: Mutex::new(BridgeState::default()),
         state_changed: Condvar::new(),
@@ -140,7 +129,7 @@ struct Bridge {
     socket: PathBuf,
     /// The socket's write half; a whole frame is written under the lock, so frames from the
     /// stdin side and resends from the socket side never interleave.
-    writer: Mutex<UnixStream>,
+    writer: Mutex<MessageWriter>,
     /// The token file and the token last read from it.
     tokens: Mutex<TokenSource>,
     /// Requests in flight and how the two ends stand; never locked together with `tokens`.
@@ -253,18 +242,18 @@ impl Bridge {
         if let Some(token) = token {
             attach_token(&mut message, token);
         }
-        let payload = toon::encode(&message, &EncodeOptions::default());
-        let mut frame = BytesMut::new();
-        if let Err(error) = encode_frame(payload.as_bytes(), MAX_FRAME_BYTES, &mut frame) {
-            self.answer_unsendable(&message, &error.to_string());
-            return Ok(());
-        }
-        lock(&self.writer).write_all(&frame).map_err(|error| {
-            format!(
+        let sent = lock(&self.writer).send(&message);
+        match sent {
+            Ok(()) => Ok(()),
+            Err(TransportError::Encode(error)) => {
+                self.answer_unsendable(&message, &error.to_string());
+                Ok(())
+            }
+            Err(error) => Err(format!(
                 "lost the connection to {} while sending: {error}",
                 self.socket.display()
-            )
-        })
+            )),
+        }
     }
 
     /// Answers a message that cannot be framed (it is too large), if it expects an answer.
@@ -288,34 +277,16 @@ impl Bridge {
 
     /// Reads the server's frames and passes each message on as a JSON line, until the socket
     /// closes. If standard input is still open then, the bridge exits with an error.
-    fn forward_replies(&self, mut socket: UnixStream) {
-        let mut decoder = FrameDecoder::new(MAX_FRAME_BYTES);
-        let mut buffer = BytesMut::new();
-        let mut chunk = vec![0u8; READ_CHUNK_BYTES];
+    fn forward_replies(&self, mut socket: MessageReader) {
         let failure = loop {
-            match decoder.decode(&mut buffer) {
-                Ok(Some(payload)) => {
-                    match toon::decode_bytes(&payload, &DecodeOptions::default()) {
-                        Ok(message) => self.forward_reply(message),
-                        Err(error) => eprintln!(
-                            "ide-mcp bridge: dropped a message from the server that is not valid TOON: {error}"
-                        ),
-                    }
-                    continue;
-                }
-                Ok(None) => {}
+            match socket.receive() {
+                Ok(Some(message)) => self.forward_reply(message),
+                Ok(None) => break None,
+                Err(TransportError::Decode { error, .. }) => eprintln!(
+                    "ide-mcp bridge: dropped a message from the server that is not valid TOON: {error}"
+                ),
+                Err(TransportError::Io(error)) => break Some(format!("reading failed: {error}")),
                 Err(error) => break Some(format!("the server's byte stream broke: {error}")),
-            }
-            match socket.read(&mut chunk) {
-                Ok(0) => {
-                    break match decoder.decode_eof(&mut buffer) {
-                        Ok(_) => None,
-                        Err(error) => Some(format!("the server's byte stream broke: {error}")),
-                    }
-                }
-                Ok(count) => buffer.extend_from_slice(&chunk[..count]),
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => break Some(format!("reading failed: {error}")),
             }
         };
         let input_closed = {

@@ -11,45 +11,27 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
 use ide_mcp_protocol::contract::{
     REQUEST_REJECTED, SOCKET_FILE_NAMES, TOKEN_FILE_NAME, TOKEN_META_KEY,
 };
-use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
-use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
+use ide_mcp_server::transport::MessageStream;
+use ide_mcp_server::wire::Wire;
 use serde_json::{json, Value};
 
 /// How long any single step may take before the test fails instead of hanging.
 const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The server's side of the bridge's connection.
-struct FakeServer {
-    stream: UnixStream,
-    decoder: FrameDecoder,
-    buffer: BytesMut,
-}
+/// The server's side of the bridge's connection, over the servers' own transport.
+struct FakeServer(MessageStream);
 
 impl FakeServer {
     /// Reads the next frame and decodes its TOON payload; `None` when the bridge hangs up.
     fn read_value(&mut self) -> Option<Value> {
-        loop {
-            if let Some(payload) = self.decoder.decode(&mut self.buffer).unwrap() {
-                return Some(decode_bytes(&payload, &DecodeOptions::default()).unwrap());
-            }
-            let mut chunk = [0u8; 4096];
-            let count = self.stream.read(&mut chunk).unwrap();
-            if count == 0 {
-                return None;
-            }
-            self.buffer.extend_from_slice(&chunk[..count]);
-        }
+        self.0.receive().unwrap()
     }
 
     fn write_value(&mut self, message: &Value) {
-        let payload = encode(message, &EncodeOptions::default());
-        let mut frame = BytesMut::new();
-        encode_frame(payload.as_bytes(), MAX_FRAME_BYTES, &mut frame).unwrap();
-        self.stream.write_all(&frame).unwrap();
+        self.0.send(message).unwrap();
     }
 
     fn reply(&mut self, request: &Value, result: Value) {
@@ -93,11 +75,7 @@ impl Harness {
             stdin,
             stdout_lines,
             stderr,
-            server: FakeServer {
-                stream,
-                decoder: FrameDecoder::new(MAX_FRAME_BYTES),
-                buffer: BytesMut::new(),
-            },
+            server: FakeServer(MessageStream::new(stream, Wire::Frames)),
         }
     }
 
@@ -402,7 +380,8 @@ fn the_server_closing_the_connection_is_an_error() {
     bridge.server.read_value().unwrap();
     bridge
         .server
-        .stream
+        .0
+        .socket()
         .shutdown(std::net::Shutdown::Both)
         .unwrap();
 

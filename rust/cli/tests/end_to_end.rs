@@ -3,16 +3,17 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use ide_mcp_protocol::contract::{READY_LINE_PREFIX, TOKEN_FILE_NAME};
+use ide_mcp_protocol::contract::TOKEN_FILE_NAME;
 use ide_mcp_server::ServerName;
 use serde_json::{json, Value};
-
-const BINARY: &str = env!("CARGO_BIN_EXE_ide-mcp");
+use support::{start_server, BINARY};
 
 /// A running test server; stopped by closing its stdin.
 struct TestServer {
@@ -22,24 +23,13 @@ struct TestServer {
 
 impl TestServer {
     fn start(base: &Path, extra: &[&str]) -> TestServer {
-        let mut child = Command::new(BINARY)
+        let mut command = Command::new(BINARY);
+        command
             .arg("testserver")
             .arg("--base")
             .arg(base)
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let directory = line
-            .trim()
-            .strip_prefix(READY_LINE_PREFIX)
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .into();
+            .args(extra);
+        let (child, directory) = start_server(command);
         TestServer { child, directory }
     }
 
@@ -204,21 +194,14 @@ fn cpu_ticks(pid: u32) -> u64 {
 #[test]
 fn out_of_descriptors_the_listener_backs_off_instead_of_spinning() {
     let base = tempfile::tempdir().unwrap();
-    let mut child = Command::new("prlimit")
+    let mut command = Command::new("prlimit");
+    command
         .arg("--nofile=40")
         .arg(BINARY)
         .arg("testserver")
         .arg("--base")
-        .arg(base.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let directory = PathBuf::from(line.trim().strip_prefix(READY_LINE_PREFIX).unwrap());
+        .arg(base.path());
+    let (mut child, directory) = start_server(command);
     let socket = directory.join(ServerName::Code.socket_file_name());
     // More connections than descriptors: the kernel queues them, accept fails with EMFILE.
     let flood: Vec<std::os::unix::net::UnixStream> = (0..60)

@@ -15,48 +15,12 @@
 //!   keeps the last value there.
 //! - Field groups nested deeper than 32 levels: we fall back to list form.
 
+mod support;
+
 use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
-
-/// Equal as JSON with numbers compared by value; object key order must match too.
-fn same_value(a: &Value, b: &Value) -> bool {
-    compare(a, b, true)
-}
-
-/// As [`same_value`], but objects may list their keys in another order: a table
-/// writes every row in its header's order, so a row that listed its keys
-/// differently comes back in header order.
-fn same_content(a: &Value, b: &Value) -> bool {
-    compare(a, b, false)
-}
-
-fn compare(a: &Value, b: &Value, ordered: bool) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                (Some(x), Some(y), _, _) => x == y,
-                (_, _, Some(x), Some(y)) => x == y,
-                _ => x.as_f64() == y.as_f64(),
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| compare(x, y, ordered))
-        }
-        (Value::Object(x), Value::Object(y)) if ordered => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((kx, vx), (ky, vy))| kx == ky && compare(vx, vy, ordered))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, vx)| y.get(k).is_some_and(|vy| compare(vx, vy, ordered)))
-        }
-        _ => a == b,
-    }
-}
+use support::{same_content, same_value};
 
 fn their_delimiter(delimiter: Delimiter) -> toon_format::Delimiter {
     match delimiter {

@@ -6,11 +6,14 @@
 //! line is printed on every run (this target has no libtest harness, so
 //! nothing captures it).
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use serde_json::Value;
+use support::same_value;
 
 const EXPECTED_CASES: usize = 538;
 
@@ -28,29 +31,6 @@ const V4_4_FLIPS: &[(&str, usize)] = &[
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/toon-fixtures/spec-v4.1.1/tests/fixtures")
-}
-
-/// JSON equality with ordered keys and numbers compared by value.
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                (Some(x), Some(y), _, _) => x == y,
-                (_, _, Some(x), Some(y)) => x == y,
-                _ => x.as_f64() == y.as_f64(),
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((kx, vx), (ky, vy))| kx == ky && same_value(vx, vy))
-        }
-        _ => a == b,
-    }
 }
 
 fn encode_options(options: Option<&Value>) -> EncodeOptions {

@@ -3,23 +3,19 @@
 //! It speaks either wire the servers accept on a Unix socket: length-prefixed TOON frames (the
 //! default) or newline-delimited JSON. It attaches the token from the `token` file beside the
 //! socket to every request and notification, numbers requests with increasing integers, and
-//! correlates replies by id. It uses plain `std` sockets and no async runtime, so the CLI, the
-//! stdio bridge, integration tests and benchmarks can all drive a server from ordinary threads.
+//! correlates replies by id. It uses plain `std` sockets (through [`crate::transport`]) and no
+//! async runtime, so the CLI, integration tests and benchmarks can all drive a server from
+//! ordinary threads.
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use ide_mcp_protocol::frame::{FrameDecoder, MAX_FRAME_BYTES};
-use ide_mcp_protocol::json::parse_strict;
 use ide_mcp_protocol::jsonrpc::ErrorCode;
 pub use ide_mcp_protocol::jsonrpc::Id;
-use ide_mcp_protocol::ndjson::LineDecoder;
-use ide_mcp_protocol::toon::{decode_bytes, DecodeOptions};
 use serde_json::{json, Map, Value};
 
 pub use crate::mcp::TOKEN_META_KEY;
@@ -35,10 +31,7 @@ pub const INVALID_REQUEST_CODE: i64 = ErrorCode::INVALID_REQUEST.0;
 /// so a client's only sensible reaction is to re-read the token and try once more.
 pub use crate::mcp::REQUEST_REJECTED as REQUEST_REJECTED_MESSAGE;
 
-/// How many bytes one `read` call asks the socket for.
-const READ_CHUNK_BYTES: usize = 64 * 1024;
-
-use crate::wire::encode_message;
+use crate::transport::{MessageStream, TransportError};
 /// Which of the two wires a [`Client`] speaks (the servers' own [`Wire`]).
 pub use crate::wire::Wire;
 
@@ -101,6 +94,17 @@ pub enum ClientError {
     Protocol(String),
 }
 
+impl From<TransportError> for ClientError {
+    fn from(error: TransportError) -> Self {
+        match error {
+            TransportError::Io(error) => ClientError::Io(error),
+            TransportError::Stream(error) => ClientError::Stream(error.to_string()),
+            error @ TransportError::Decode { .. } => ClientError::Decode(error.to_string()),
+            TransportError::Encode(error) => ClientError::Encode(error.to_string()),
+        }
+    }
+}
+
 /// The outcome of a `tools/call`: the text of `result.content[0]` and whether the server marked
 /// it as an error result (a reason a model can act on, not a protocol failure).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,18 +115,10 @@ pub struct ToolOutcome {
     pub text: String,
 }
 
-/// The incremental decoder for whichever wire the client speaks.
-enum WireDecoder {
-    Framed(FrameDecoder),
-    Lines(LineDecoder),
-}
-
 /// A blocking connection to one ide-mcp server socket.
 pub struct Client {
-    /// The connected socket; reads and writes both go through it.
-    stream: UnixStream,
-    /// The wire spoken on `stream`.
-    wire: Wire,
+    /// The connected socket, speaking its wire.
+    transport: MessageStream,
     /// Where the socket lives, for error messages.
     socket: Option<PathBuf>,
     /// The token file re-read by [`Client::reload_token`]; none for a client built on a bare stream.
@@ -131,14 +127,6 @@ pub struct Client {
     token: Option<String>,
     /// The id the next request gets.
     next_id: i64,
-    /// Splits the incoming byte stream into messages.
-    decoder: WireDecoder,
-    /// Bytes received but not yet decoded into a whole message.
-    read_buffer: BytesMut,
-    /// Scratch space for one `read` call.
-    read_chunk: Vec<u8>,
-    /// Set once the server has closed its side.
-    reached_eof: bool,
     /// Messages read while [`Client::request`] waited for a different reply; handed out first by
     /// [`Client::read_message`] and drained of notifications by [`Client::take_notifications`].
     unclaimed: VecDeque<Value>,
@@ -150,12 +138,10 @@ impl fmt::Debug for Client {
         formatter
             .debug_struct("Client")
             .field("socket", &self.socket)
-            .field("wire", &self.wire)
+            .field("transport", &self.transport)
             .field("token_file", &self.token_file)
             .field("has_token", &self.token.is_some())
             .field("next_id", &self.next_id)
-            .field("buffered_bytes", &self.read_buffer.len())
-            .field("reached_eof", &self.reached_eof)
             .field("unclaimed", &self.unclaimed.len())
             .finish()
     }
@@ -170,13 +156,14 @@ impl Client {
 
     /// Connects to `socket` over `wire`, with the token from the `token` file beside the socket.
     pub fn connect_with(socket: &Path, wire: Wire) -> Result<Client, ClientError> {
-        let stream = UnixStream::connect(socket).map_err(|source| ClientError::Connect {
-            socket: socket.to_path_buf(),
-            source,
-        })?;
+        let transport =
+            MessageStream::connect(socket, wire).map_err(|source| ClientError::Connect {
+                socket: socket.to_path_buf(),
+                source,
+            })?;
         let token_file = token_file_beside(socket);
         let token = read_token_file(&token_file)?;
-        let mut client = Client::from_stream(stream, wire);
+        let mut client = Client::from_transport(transport);
         client.socket = Some(socket.to_path_buf());
         client.token_file = Some(token_file);
         client.token = Some(token);
@@ -186,28 +173,23 @@ impl Client {
     /// Wraps an already connected stream. The client has no token and no token file until
     /// [`Client::set_token`] or [`Client::set_token_file`] gives it one.
     pub fn from_stream(stream: UnixStream, wire: Wire) -> Client {
-        let decoder = match wire {
-            Wire::Frames => WireDecoder::Framed(FrameDecoder::new(MAX_FRAME_BYTES)),
-            Wire::Lines => WireDecoder::Lines(LineDecoder::new(MAX_FRAME_BYTES)),
-        };
+        Client::from_transport(MessageStream::new(stream, wire))
+    }
+
+    fn from_transport(transport: MessageStream) -> Client {
         Client {
-            stream,
-            wire,
+            transport,
             socket: None,
             token_file: None,
             token: None,
             next_id: 1,
-            decoder,
-            read_buffer: BytesMut::new(),
-            read_chunk: vec![0; READ_CHUNK_BYTES],
-            reached_eof: false,
             unclaimed: VecDeque::new(),
         }
     }
 
     /// The wire this client speaks.
     pub fn wire(&self) -> Wire {
-        self.wire
+        self.transport.wire()
     }
 
     /// Sets the token file that [`Client::reload_token`] reads (and reads it now).
@@ -231,7 +213,7 @@ impl Client {
     /// Sets how long a read may block before it fails with a timeout; `None` blocks forever.
     /// A message cut short by the timeout stays buffered, so reading again resumes it.
     pub fn set_read_timeout(&self, timeout: Option<Duration>) -> Result<(), ClientError> {
-        self.stream.set_read_timeout(timeout)?;
+        self.transport.set_read_timeout(timeout)?;
         Ok(())
     }
 
@@ -257,22 +239,18 @@ impl Client {
 
     /// Sends `message` exactly as given, with nothing attached.
     pub fn send_value(&mut self, message: &Value) -> Result<(), ClientError> {
-        let mut encoded = BytesMut::new();
-        encode_message(self.wire, message, MAX_FRAME_BYTES, &mut encoded)
-            .map_err(|error| ClientError::Encode(error.to_string()))?;
-        self.send_raw_bytes(&encoded)
+        Ok(self.transport.send(message)?)
     }
 
     /// Writes `bytes` to the socket as they are (for tests of malformed input).
     pub fn send_raw_bytes(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
-        self.stream.write_all(bytes)?;
-        self.stream.flush()?;
+        self.transport.send_raw(bytes)?;
         Ok(())
     }
 
     /// Closes the sending half, so the server sees end of input while replies can still be read.
     pub fn shutdown_write(&self) -> Result<(), ClientError> {
-        self.stream.shutdown(std::net::Shutdown::Write)?;
+        self.transport.shutdown_write()?;
         Ok(())
     }
 
@@ -394,63 +372,7 @@ impl Client {
 
     /// Reads from the socket until one whole message is buffered, and decodes it.
     fn read_from_socket(&mut self) -> Result<Option<Value>, ClientError> {
-        loop {
-            let Some(payload) = self.next_payload()? else {
-                return Ok(None);
-            };
-            match self.wire {
-                Wire::Frames => {
-                    return decode_bytes(&payload, &DecodeOptions::default())
-                        .map(Some)
-                        .map_err(|error| ClientError::Decode(format!("invalid TOON: {error}")));
-                }
-                Wire::Lines => {
-                    // A blank line carries no message; peers may send one as a keep-alive.
-                    if payload.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    return parse_strict(&payload)
-                        .map(Some)
-                        .map_err(|error| ClientError::Decode(format!("invalid JSON: {error}")));
-                }
-            }
-        }
-    }
-
-    /// The next whole payload from the socket, or `None` at a clean end of stream.
-    fn next_payload(&mut self) -> Result<Option<Bytes>, ClientError> {
-        loop {
-            let decoded = if self.reached_eof {
-                match &mut self.decoder {
-                    WireDecoder::Framed(decoder) => decoder
-                        .decode_eof(&mut self.read_buffer)
-                        .map_err(|error| ClientError::Stream(error.to_string())),
-                    WireDecoder::Lines(decoder) => decoder
-                        .decode_eof(&mut self.read_buffer)
-                        .map_err(|error| ClientError::Stream(error.to_string())),
-                }
-            } else {
-                match &mut self.decoder {
-                    WireDecoder::Framed(decoder) => decoder
-                        .decode(&mut self.read_buffer)
-                        .map_err(|error| ClientError::Stream(error.to_string())),
-                    WireDecoder::Lines(decoder) => decoder
-                        .decode(&mut self.read_buffer)
-                        .map_err(|error| ClientError::Stream(error.to_string())),
-                }
-            }?;
-            if decoded.is_some() || self.reached_eof {
-                return Ok(decoded);
-            }
-            match self.stream.read(&mut self.read_chunk) {
-                Ok(0) => self.reached_eof = true,
-                Ok(count) => self
-                    .read_buffer
-                    .extend_from_slice(&self.read_chunk[..count]),
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(ClientError::Io(error)),
-            }
-        }
+        Ok(self.transport.receive()?)
     }
 }
 

@@ -38,6 +38,7 @@ mod session;
 mod shared;
 pub mod token_ring;
 pub mod tool;
+pub mod transport;
 pub mod wire;
 
 pub use audit::{AuditRecord, AuditVerdict};

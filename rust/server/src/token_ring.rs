@@ -191,17 +191,6 @@ impl TokenRing {
         self.lock().next_rotation_at.saturating_duration_since(now)
     }
 
-    /// When the previous token stops being accepted, if there is a previous
-    /// token whose overlap has not ended yet.
-    pub fn previous_valid_until(&self) -> Option<Instant> {
-        let now = self.clock.now();
-        self.lock()
-            .previous
-            .as_ref()
-            .map(|(_, deadline)| *deadline)
-            .filter(|deadline| now < *deadline)
-    }
-
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every update of State is a set of plain assignments that cannot
         // panic half-way, so a poisoned lock still guards a consistent value.
@@ -254,12 +243,13 @@ mod tests {
         assert!(ring.verify(new.expose()));
 
         clock.advance(Duration::from_millis(DEFAULT_OVERLAP_MILLIS - 1));
-        assert!(ring.verify(old.expose()));
-        assert!(ring.previous_valid_until().is_some());
+        assert!(
+            ring.verify(old.expose()),
+            "accepted just before the deadline"
+        );
 
         clock.advance(Duration::from_millis(1));
         assert!(!ring.verify(old.expose()), "rejected at the deadline");
-        assert!(ring.previous_valid_until().is_none());
         assert!(ring.verify(new.expose()));
 
         clock.advance(secs(3600));
@@ -343,9 +333,13 @@ mod tests {
         let _ = ring.rotate().unwrap();
         assert!(!ring.rotation_due());
         assert_eq!(ring.next_rotation_at(), start + secs(200));
-        assert_eq!(ring.previous_valid_until(), Some(start + secs(110)));
-        clock.advance(secs(10));
-        assert!(!ring.verify(old.expose()));
+        // The previous token is accepted until exactly one overlap after the
+        // rotation (start + 110 s), and not at that instant.
+        assert!(ring.verify(old.expose()));
+        clock.advance(secs(10) - Duration::from_nanos(1));
+        assert!(ring.verify(old.expose()), "accepted until start + 110 s");
+        clock.advance(Duration::from_nanos(1));
+        assert!(!ring.verify(old.expose()), "rejected from start + 110 s");
     }
 
     #[test]

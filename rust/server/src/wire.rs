@@ -68,6 +68,19 @@ impl WireDecoder {
         }
     }
 
+    /// A decoder for a wire known in advance, as a client's is: nothing is decided on the
+    /// first byte, so a peer speaking lines may start with an empty line.
+    pub fn for_wire(wire: Wire, max_message_bytes: usize) -> Self {
+        let state = match wire {
+            Wire::Frames => DecoderState::Frames(FrameDecoder::new(max_message_bytes)),
+            Wire::Lines => DecoderState::Lines(LineDecoder::new(max_message_bytes)),
+        };
+        WireDecoder {
+            max_message_bytes,
+            state,
+        }
+    }
+
     /// The wire, once the first byte has arrived.
     pub fn wire(&self) -> Option<Wire> {
         match self.state {

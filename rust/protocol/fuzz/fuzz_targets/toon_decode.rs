@@ -9,31 +9,12 @@
 
 #![no_main]
 
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
 use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use libfuzzer_sys::fuzz_target;
-use serde_json::Value;
-
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                (Some(x), Some(y), _, _) => x == y,
-                (_, _, Some(x), Some(y)) => x == y,
-                _ => x.as_f64() == y.as_f64(),
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((kx, vx), (ky, vy))| kx == ky && same_value(vx, vy))
-        }
-        _ => a == b,
-    }
-}
+use support::same_value;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, document)) = data.split_first() else {

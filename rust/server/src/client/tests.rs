@@ -5,45 +5,33 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::thread;
 
 use bytes::BytesMut;
-use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, MAX_FRAME_BYTES};
+use ide_mcp_protocol::frame::{encode_frame, MAX_FRAME_BYTES};
 use ide_mcp_protocol::toon::{decode_bytes, encode, DecodeOptions, EncodeOptions};
 use serde_json::{json, Value};
 
 use super::*;
+use crate::transport::MessageStream;
 
-/// The server's side of a test connection over the framed TOON wire.
-struct FramedPeer {
-    stream: UnixStream,
-    decoder: FrameDecoder,
-    buffer: BytesMut,
-}
+/// The server's side of a test connection over the framed TOON wire: the same transport.
+struct FramedPeer(MessageStream);
 
 impl FramedPeer {
     fn new(stream: UnixStream) -> FramedPeer {
-        FramedPeer {
-            stream,
-            decoder: FrameDecoder::new(MAX_FRAME_BYTES),
-            buffer: BytesMut::new(),
-        }
+        FramedPeer(MessageStream::new(stream, Wire::Frames))
     }
 
     /// Reads the next frame and decodes its TOON payload; `None` at end of stream.
     fn read_value(&mut self) -> Option<Value> {
-        loop {
-            if let Some(payload) = self.decoder.decode(&mut self.buffer).unwrap() {
-                return Some(decode_bytes(&payload, &DecodeOptions::default()).unwrap());
-            }
-            let mut chunk = [0u8; 4096];
-            let count = self.stream.read(&mut chunk).unwrap();
-            if count == 0 {
-                return None;
-            }
-            self.buffer.extend_from_slice(&chunk[..count]);
-        }
+        self.0.receive().unwrap()
     }
 
     fn write_value(&mut self, message: &Value) {
-        self.stream.write_all(&framed(message)).unwrap();
+        self.0.send(message).unwrap();
+    }
+
+    /// The socket, for bytes the transport would never write.
+    fn socket(&self) -> &UnixStream {
+        self.0.socket()
     }
 }
 
@@ -93,7 +81,7 @@ fn framed_requests_carry_the_token_and_increasing_integer_ids() {
 
 #[test]
 fn a_framed_message_is_a_decimal_length_line_then_a_toon_payload() {
-    let (mut client, mut peer) = framed_pair();
+    let (mut client, peer) = framed_pair();
 
     client
         .send_value(&json!({ "jsonrpc": "2.0", "method": "ping", "id": 7 }))
@@ -101,7 +89,7 @@ fn a_framed_message_is_a_decimal_length_line_then_a_toon_payload() {
     drop(client);
 
     let mut raw = Vec::new();
-    peer.stream.read_to_end(&mut raw).unwrap();
+    peer.socket().read_to_end(&mut raw).unwrap();
     let newline = raw.iter().position(|byte| *byte == b'\n').unwrap();
     let declared: usize = std::str::from_utf8(&raw[..newline])
         .unwrap()
@@ -243,7 +231,7 @@ fn a_reply_split_across_many_writes_is_reassembled() {
         "result": { "content": [{ "type": "text", "text": "a fairly long text ".repeat(40) }] },
     });
     let bytes = framed(&reply);
-    let mut server_side = peer.stream;
+    let mut server_side = peer.0.into_socket();
     let server = thread::spawn(move || {
         for byte in bytes {
             server_side.write_all(&[byte]).unwrap();
@@ -259,9 +247,9 @@ fn a_reply_split_across_many_writes_is_reassembled() {
 
 #[test]
 fn a_hand_written_toon_frame_decodes() {
-    let (mut client, mut peer) = framed_pair();
+    let (mut client, peer) = framed_pair();
     let payload = "jsonrpc: \"2.0\"\nid: 3\nresult:\n  ok: true";
-    peer.stream
+    peer.socket()
         .write_all(format!("{}\n{}", payload.len(), payload).as_bytes())
         .unwrap();
 
@@ -281,8 +269,8 @@ fn a_clean_end_of_stream_reads_as_none() {
 
 #[test]
 fn an_end_of_stream_inside_a_frame_is_a_broken_stream() {
-    let (mut client, mut peer) = framed_pair();
-    peer.stream.write_all(b"100\nid: 1").unwrap();
+    let (mut client, peer) = framed_pair();
+    peer.socket().write_all(b"100\nid: 1").unwrap();
     drop(peer);
 
     assert!(matches!(client.read_message(), Err(ClientError::Stream(_))));
@@ -290,8 +278,8 @@ fn an_end_of_stream_inside_a_frame_is_a_broken_stream() {
 
 #[test]
 fn a_bad_frame_header_is_a_broken_stream() {
-    let (mut client, mut peer) = framed_pair();
-    peer.stream.write_all(b"-5\nhello").unwrap();
+    let (mut client, peer) = framed_pair();
+    peer.socket().write_all(b"-5\nhello").unwrap();
 
     assert!(matches!(client.read_message(), Err(ClientError::Stream(_))));
 }
@@ -511,16 +499,16 @@ fn connecting_to_a_missing_socket_names_the_socket() {
 
 #[test]
 fn a_read_timeout_leaves_a_partial_message_to_resume() {
-    let (mut client, mut peer) = framed_pair();
+    let (mut client, peer) = framed_pair();
     client
         .set_read_timeout(Some(Duration::from_millis(50)))
         .unwrap();
     let bytes = framed(&json!({ "jsonrpc": "2.0", "id": 1, "result": {} }));
     let (head, tail) = bytes.split_at(bytes.len() / 2);
-    peer.stream.write_all(head).unwrap();
+    peer.socket().write_all(head).unwrap();
 
     assert!(matches!(client.read_message(), Err(ClientError::Io(_))));
-    peer.stream.write_all(tail).unwrap();
+    peer.socket().write_all(tail).unwrap();
     assert_eq!(
         client.read_message().unwrap(),
         Some(json!({ "jsonrpc": "2.0", "id": 1, "result": {} }))
