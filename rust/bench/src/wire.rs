@@ -9,7 +9,7 @@
 
 use bytes::{Bytes, BytesMut};
 use ide_mcp_protocol::frame::MAX_FRAME_BYTES;
-use ide_mcp_server::limits::DecodeLimits;
+use ide_mcp_server::DecodeLimits;
 use serde_json::Value;
 
 /// The first id a benchmark call gets. Every id has exactly [`ID_DIGITS`] digits, so patching

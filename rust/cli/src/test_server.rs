@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::Args;
 use ide_mcp_protocol::contract::READY_LINE_PREFIX;
 use ide_mcp_server::diagnostics::diagnostics_domain;
-use ide_mcp_server::token_ring::TokenRingConfig;
+use ide_mcp_server::TokenRingConfig;
 use ide_mcp_server::{AllowAll, IdeMcpServers, ServerConfig, ServerName};
 use tokio::io::AsyncReadExt;
 

@@ -6,12 +6,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use ide_mcp_server::guard::{GuardRequest, Verdict, VerdictFuture};
-use ide_mcp_server::handler::HandlerFuture;
-use ide_mcp_server::host::AnswerFuture;
 use ide_mcp_server::page_delivery::SplitModeNotice;
-use ide_mcp_server::registry::ToolCollision;
+use ide_mcp_server::AnswerFuture;
+use ide_mcp_server::HandlerFuture;
+use ide_mcp_server::ToolCollision;
 use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
+use ide_mcp_server::{GuardRequest, Verdict, VerdictFuture};
 use jni::Env;
 use tokio::sync::oneshot;
 

@@ -46,11 +46,6 @@ impl BaselinePolicy {
         BaselinePolicy { roots }
     }
 
-    /// The canonical project roots.
-    pub fn roots(&self) -> &[PathBuf] {
-        &self.roots
-    }
-
     /// Applies the policy to validated `arguments` of a tool with `schema`.
     pub fn apply(&self, schema: &Value, mut arguments: Value) -> BaselineOutcome {
         let mut concerns = Vec::new();

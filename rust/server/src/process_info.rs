@@ -75,11 +75,6 @@ pub fn descends_from(pid: i32, ancestors: &dyn Fn(i32) -> bool) -> bool {
     false
 }
 
-/// Whether the process still exists.
-pub fn is_alive(pid: i32) -> bool {
-    pid > 0 && std::path::Path::new(&format!("/proc/{pid}")).exists()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

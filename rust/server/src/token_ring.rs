@@ -121,11 +121,6 @@ impl TokenRing {
         })
     }
 
-    /// The ring's timing.
-    pub fn config(&self) -> TokenRingConfig {
-        self.config
-    }
-
     /// The token to publish and to accept.
     pub fn current(&self) -> Token {
         self.lock().current.clone()
@@ -317,7 +312,6 @@ mod tests {
             overlap: secs(10),
         };
         let (ring, clock) = ring(config);
-        assert_eq!(ring.config(), config);
         let start = clock.now();
         assert!(!ring.rotation_due());
         assert_eq!(ring.next_rotation_at(), start + secs(100));

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
-use ide_mcp_server::host::AnswerFuture;
+use ide_mcp_server::AnswerFuture;
 use ide_mcp_server::{ClientProcess, Host};
 use serde_json::json;
 use support::{Setup, TestServers};

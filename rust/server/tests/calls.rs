@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
-use ide_mcp_server::handler::{ToolCall, ToolError};
 use ide_mcp_server::{DomainSpec, ServerName, ToolAnnotations, ToolSpec};
+use ide_mcp_server::{ToolCall, ToolError};
 use serde_json::{json, Value};
 use support::{is_error_result, read_until_response, result_text, run_params, Setup, TestServers};
 

@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use ide_mcp_protocol::contract::TOKEN_FILE_NAME;
-use ide_mcp_server::guard::VerdictFuture;
-use ide_mcp_server::handler::ToolCall;
-use ide_mcp_server::host::AnswerFuture;
-use ide_mcp_server::policy::PATH_KEYWORD;
+use ide_mcp_server::AnswerFuture;
+use ide_mcp_server::ToolCall;
+use ide_mcp_server::VerdictFuture;
+use ide_mcp_server::PATH_KEYWORD;
 use ide_mcp_server::{
     AuditVerdict, DomainSpec, GuardRequest, Host, SecurityGuard, ServerName, ToolAnnotations,
     ToolSpec, Verdict,

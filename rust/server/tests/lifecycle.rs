@@ -12,8 +12,8 @@ use ide_mcp_protocol::contract::{
     SHARED_DIR_NAME, SOCKET_FILE_NAMES, SPLIT_MODE_MESSAGE, TOKEN_FILE_NAME,
 };
 use ide_mcp_server::diagnostics::diagnostics_domain;
-use ide_mcp_server::guard::VerdictFuture;
-use ide_mcp_server::registry::ToolCollision;
+use ide_mcp_server::ToolCollision;
+use ide_mcp_server::VerdictFuture;
 use ide_mcp_server::{
     AllowAll, GuardRequest, Host, IdeMcpServers, SecurityGuard, ServerName, Verdict,
 };

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ide_mcp_server::client::{Client, Wire};
-use ide_mcp_server::clock::ManualClock;
 use ide_mcp_server::diagnostics::diagnostics_domain;
+use ide_mcp_server::ManualClock;
 use ide_mcp_server::{
     AllowAll, DomainSpec, IdeMcpServers, SecurityGuard, ServerConfig, ServerName, ServersBuilder,
 };
