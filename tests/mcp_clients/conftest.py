@@ -41,9 +41,17 @@ STOP_TIMEOUT = 15.0
 SERVE = REPO / "scripts" / "serve.sh"
 BUILD_TIMEOUT = 1200
 
-# The ready line and the socket names are the contract's READY_LINE_PREFIX and
-# SOCKET_FILE_NAMES (rust/protocol/src/contract.rs, Java: dev.lain.claudejb.mcp.Contract).
-READY = re.compile(r"^IDE MCP servers listening under (?P<dir>/.+)$")
+
+def contract_constant(name: str) -> str:
+    """A string constant of the contract, read from its one Rust definition."""
+    source = (REPO / "rust" / "protocol" / "src" / "contract.rs").read_text(encoding="utf-8")
+    match = re.search(rf'pub const {name}: &str = "((?:[^"\\]|\\.)*)";', source)
+    assert match, f"{name} is not a string constant of rust/protocol/src/contract.rs"
+    return match.group(1)
+
+
+#: The ready line: the contract's READY_LINE_PREFIX, then the runtime directory.
+READY = re.compile("^" + re.escape(contract_constant("READY_LINE_PREFIX")) + r"(?P<dir>/.+)$")
 
 
 def server_command(base: Path) -> list[str]:
