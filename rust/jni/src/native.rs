@@ -478,6 +478,7 @@ fn audit_record_json(record: &AuditRecord) -> Value {
         "server": record.server.as_str(),
         "domain": record.domain,
         "tool": record.tool,
+        "arguments": record.arguments,
         "verdict": match record.verdict {
             AuditVerdict::Allowed => "ALLOWED",
             AuditVerdict::Denied => "DENIED",

@@ -1,6 +1,7 @@
 //! The audit log: one record per verdict, kept in a bounded ring the host can read. A record
-//! names the client, the tool, the verdict, the reason and how long judging took — never the
-//! token and never an argument's value.
+//! names the client, the tool, the names of its arguments, the verdict, a reason from a fixed
+//! vocabulary and how long judging took — never the token, never an argument's value, and
+//! never the guard's or the host's own words (which may quote values).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -31,9 +32,13 @@ pub struct AuditRecord {
     pub domain: String,
     /// The tool's name.
     pub tool: String,
+    /// The names of the arguments the call gave, as its tool's schema declares them.
+    pub arguments: Vec<String>,
     /// The decision.
     pub verdict: AuditVerdict,
-    /// Who decided and why (`guard allowed`, `user confirmed`, the denial's reason).
+    /// Who decided and why, without values: `allowed by the Security Guard`, `confirmed by the
+    /// user`, `denied by the Security Guard`, `denied by the baseline policy: `path` is outside
+    /// the project; …`.
     pub reason: String,
     /// How long the decision took, confirmation included.
     pub duration: Duration,
@@ -60,6 +65,7 @@ impl AuditLog {
         tracing::info!(
             server = %record.server,
             tool = %record.tool,
+            arguments = ?record.arguments,
             verdict = ?record.verdict,
             reason = %record.reason,
             pid = ?record.client.pid,
@@ -101,6 +107,7 @@ mod tests {
             domain: "d".to_owned(),
             tool: tool.to_owned(),
             verdict: AuditVerdict::Allowed,
+            arguments: Vec::new(),
             reason: "guard allowed".to_owned(),
             duration: Duration::ZERO,
         }

@@ -25,8 +25,11 @@ pub struct BaselinePolicy {
 pub struct BaselineOutcome {
     /// The arguments the guard and the handler will see.
     pub arguments: Value,
-    /// Why the call should not run unless the host's guard explicitly allows it.
+    /// Why the call should not run unless the host's guard explicitly allows it, with the
+    /// paths they are about (for the guard and the model).
     pub concerns: Vec<String>,
+    /// The same concerns without the paths (for the audit log).
+    pub audit_concerns: Vec<String>,
 }
 
 impl BaselinePolicy {
@@ -48,11 +51,12 @@ impl BaselinePolicy {
 
     /// Applies the policy to validated `arguments` of a tool with `schema`.
     pub fn apply(&self, schema: &Value, mut arguments: Value) -> BaselineOutcome {
-        let mut concerns = Vec::new();
+        let mut concerns = Concerns::default();
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return BaselineOutcome {
                 arguments,
-                concerns,
+                concerns: concerns.full,
+                audit_concerns: concerns.without_values,
             };
         };
         for (name, property) in properties {
@@ -80,37 +84,59 @@ impl BaselinePolicy {
         }
         BaselineOutcome {
             arguments,
-            concerns,
+            concerns: concerns.full,
+            audit_concerns: concerns.without_values,
         }
     }
 
     /// The canonical form of `path`, noting any concern about it.
-    fn resolve(&self, argument: &str, path: &str, concerns: &mut Vec<String>) -> String {
+    fn resolve(&self, argument: &str, path: &str, concerns: &mut Concerns) -> String {
         let given = Path::new(path);
         let absolute = if given.is_absolute() {
             given.to_path_buf()
         } else if let Some(root) = self.roots.first() {
             root.join(given)
         } else {
-            concerns.push(format!(
-                "`{argument}` is the relative path `{path}`, and there is no project root to resolve it against"
-            ));
+            concerns.push(
+                format!(
+                    "`{argument}` is the relative path `{path}`, and there is no project root to \
+                     resolve it against"
+                ),
+                format!("`{argument}` is a relative path and there is no project root"),
+            );
             return path.to_owned();
         };
         let canonical = canonicalize_allowing_missing(&absolute);
         if !self.roots.iter().any(|root| canonical.starts_with(root)) {
-            concerns.push(format!(
-                "`{argument}` resolves to {}, which is outside the project",
-                canonical.display()
-            ));
+            concerns.push(
+                format!(
+                    "`{argument}` resolves to {}, which is outside the project",
+                    canonical.display()
+                ),
+                format!("`{argument}` is outside the project"),
+            );
         }
         if let Some(kind) = credential_kind(&canonical) {
-            concerns.push(format!(
-                "`{argument}` resolves to {}, {kind}",
-                canonical.display()
-            ));
+            concerns.push(
+                format!("`{argument}` resolves to {}, {kind}", canonical.display()),
+                format!("`{argument}` is {kind}"),
+            );
         }
         canonical.to_string_lossy().into_owned()
+    }
+}
+
+/// Concerns as they are found: each with its path, and without it.
+#[derive(Default)]
+struct Concerns {
+    full: Vec<String>,
+    without_values: Vec<String>,
+}
+
+impl Concerns {
+    fn push(&mut self, full: String, without_values: String) {
+        self.full.push(full);
+        self.without_values.push(without_values);
     }
 }
 

@@ -279,8 +279,17 @@ fn every_verdict_is_audited_without_argument_values() {
     assert_eq!(log[0].domain, "files");
     assert_eq!(log[0].client.pid, Some(std::process::id() as i32));
     assert_eq!(log[1].verdict, AuditVerdict::Denied);
+    // The names of the declared arguments, the reason without the path it is about.
+    assert!(log[1].arguments.contains(&"path".to_owned()), "{log:?}");
+    assert!(
+        log[1].reason.contains("`path` is outside the project"),
+        "{}",
+        log[1].reason
+    );
     let printed = format!("{log:?}");
     assert!(!printed.contains("hunter2"));
+    assert!(!printed.contains("/etc"), "{printed}");
+    assert!(!printed.contains("passwd"), "{printed}");
     let token = std::fs::read_to_string(
         harness
             .servers

@@ -9,11 +9,32 @@ use crate::host::Host;
 
 /// The final decision after asking the guard and, when it says ask, the host.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// Run it; the reason says who allowed it (for the audit log).
-    Run(String),
-    /// Refuse, with the reason for the model.
-    Refuse(String),
+pub(crate) struct Decision {
+    /// Whether the call runs.
+    pub(crate) run: bool,
+    /// Why, in words the model can act on (for a refusal, the text of the error result).
+    pub(crate) reason: String,
+    /// Why, for the audit log: from a fixed vocabulary plus the names of arguments, never an
+    /// argument's value nor the guard's or the host's own words (which may quote values).
+    pub(crate) audit_reason: String,
+}
+
+impl Decision {
+    pub(crate) fn run(why: &str) -> Self {
+        Decision {
+            run: true,
+            reason: why.to_owned(),
+            audit_reason: why.to_owned(),
+        }
+    }
+
+    pub(crate) fn refuse(reason: String, audit_reason: impl Into<String>) -> Self {
+        Decision {
+            run: false,
+            reason,
+            audit_reason: audit_reason.into(),
+        }
+    }
 }
 
 /// How long each party of the checkpoint may take.
@@ -25,40 +46,57 @@ pub(crate) struct CheckpointTimeouts {
 
 /// Runs the checkpoint: the guard's verdict, combined with the baseline policy's concerns and
 /// the tool's destructiveness, then the host's confirmation for an ask. Every failure path
-/// (guard error, timeout, no UI, a person saying no) refuses.
+/// (guard error, timeout, no UI, a person saying no) refuses. `audit_concerns` are the
+/// policy's concerns without the values they are about, for the audit log.
 pub(crate) async fn decide(
     guard: &dyn SecurityGuard,
     host: &dyn Host,
     request: &GuardRequest,
+    audit_concerns: &[String],
     timeouts: CheckpointTimeouts,
 ) -> Decision {
     let verdict = match tokio::time::timeout(timeouts.guard, guard.judge(request)).await {
         Ok(Ok(verdict)) => verdict,
         Ok(Err(error)) => {
-            return Decision::Refuse(format!(
-                "denied: the Security Guard failed while judging `{}` ({error}); nothing ran",
-                request.tool
-            ))
+            return Decision::refuse(
+                format!(
+                    "denied: the Security Guard failed while judging `{}` ({error}); nothing ran",
+                    request.tool
+                ),
+                "denied: the Security Guard failed",
+            )
         }
         Err(_) => {
-            return Decision::Refuse(format!(
-                "denied: the Security Guard did not answer within {} ms; nothing ran",
-                timeouts.guard.as_millis()
-            ))
+            let waited = timeouts.guard.as_millis();
+            return Decision::refuse(
+                format!(
+                    "denied: the Security Guard did not answer within {waited} ms; nothing ran"
+                ),
+                format!("denied: the Security Guard did not answer within {waited} ms"),
+            );
         }
     };
     let prompt = match verdict {
         Verdict::Deny { reason } => {
-            return Decision::Refuse(format!("denied by the Security Guard: {reason}"))
+            return Decision::refuse(
+                format!("denied by the Security Guard: {reason}"),
+                "denied by the Security Guard",
+            )
         }
         Verdict::Allow if !request.concerns.is_empty() => {
-            return Decision::Refuse(format!(
-                "denied: {}; the IDE's Security Guard did not explicitly allow this",
-                request.concerns.join("; ")
-            ))
+            return Decision::refuse(
+                format!(
+                    "denied: {}; the IDE's Security Guard did not explicitly allow this",
+                    request.concerns.join("; ")
+                ),
+                format!(
+                    "denied by the baseline policy: {}; not explicitly allowed",
+                    audit_concerns.join("; ")
+                ),
+            )
         }
         Verdict::Allow | Verdict::AllowExplicitly if !request.annotations.destructive => {
-            return Decision::Run("allowed by the Security Guard".to_owned())
+            return Decision::run("allowed by the Security Guard")
         }
         Verdict::Allow | Verdict::AllowExplicitly => format!(
             "`{}` ({}) may change or destroy data. Run it?",
@@ -67,17 +105,26 @@ pub(crate) async fn decide(
         Verdict::Ask { prompt } => prompt,
     };
     let Some(answer) = host.confirm(request, &prompt) else {
-        return Decision::Refuse(format!(
-            "denied: `{}` needs the user's confirmation, and there is no UI to ask in",
-            request.tool
-        ));
+        return Decision::refuse(
+            format!(
+                "denied: `{}` needs the user's confirmation, and there is no UI to ask in",
+                request.tool
+            ),
+            "denied: confirmation needed, and no UI to ask in",
+        );
     };
     match tokio::time::timeout(timeouts.confirmation, answer).await {
-        Ok(true) => Decision::Run("confirmed by the user".to_owned()),
-        Ok(false) => Decision::Refuse(format!("the user declined to run `{}`", request.tool)),
-        Err(_) => Decision::Refuse(format!(
-            "denied: the user did not answer within {} ms",
-            timeouts.confirmation.as_millis()
-        )),
+        Ok(true) => Decision::run("confirmed by the user"),
+        Ok(false) => Decision::refuse(
+            format!("the user declined to run `{}`", request.tool),
+            "declined by the user",
+        ),
+        Err(_) => {
+            let text = format!(
+                "denied: the user did not answer within {} ms",
+                timeouts.confirmation.as_millis()
+            );
+            Decision::refuse(text.clone(), text)
+        }
     }
 }

@@ -104,7 +104,9 @@ impl RunCall {
         if let Err(problems) = tool.validate(&arguments) {
             return ToolResult::error(invalid_arguments_text(&tool, &problems));
         }
+        let argument_names = declared_argument_names(&tool.input_schema, &arguments);
         let baseline = self.shared.policy.apply(&tool.input_schema, arguments);
+        let audit_concerns = baseline.audit_concerns;
         let arguments = Arc::new(baseline.arguments);
         let request = GuardRequest {
             server: self.server,
@@ -125,19 +127,24 @@ impl RunCall {
             self.shared.guard.as_ref(),
             self.shared.host.as_ref(),
             &request,
+            &audit_concerns,
             timeouts,
         ))
         .catch_unwind()
         .await
         .unwrap_or_else(|_panic| {
-            Decision::Refuse(format!(
-                "denied: the Security Guard failed while judging `{}` (it crashed); nothing ran",
-                request.tool
-            ))
+            Decision::refuse(
+                format!(
+                    "denied: the Security Guard failed while judging `{}` (it crashed); nothing ran",
+                    request.tool
+                ),
+                "denied: the Security Guard crashed",
+            )
         });
-        let (verdict, reason, refusal) = match decision {
-            Decision::Run(reason) => (AuditVerdict::Allowed, reason, None),
-            Decision::Refuse(reason) => (AuditVerdict::Denied, reason.clone(), Some(reason)),
+        let verdict = if decision.run {
+            AuditVerdict::Allowed
+        } else {
+            AuditVerdict::Denied
         };
         self.shared.audit.record(AuditRecord {
             at: SystemTime::now(),
@@ -145,12 +152,13 @@ impl RunCall {
             server: self.server,
             domain: tool.domain.clone(),
             tool: tool.name.clone(),
+            arguments: argument_names,
             verdict,
-            reason,
+            reason: decision.audit_reason,
             duration: judging_started.elapsed(),
         });
-        if let Some(reason) = refusal {
-            return ToolResult::error(reason);
+        if !decision.run {
+            return ToolResult::error(decision.reason);
         }
         drop(request);
         // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
@@ -202,6 +210,20 @@ impl RunCall {
                 deadline.as_millis()
             )),
         }
+    }
+}
+
+/// The names of the arguments a call gave that its tool's schema declares: what the audit log
+/// may say of them (an undeclared name is the client's text, and is left out like a value).
+fn declared_argument_names(schema: &Value, arguments: &Value) -> Vec<String> {
+    let declared = schema.get("properties").and_then(Value::as_object);
+    match (declared, arguments.as_object()) {
+        (Some(declared), Some(given)) => given
+            .keys()
+            .filter(|name| declared.contains_key(name.as_str()))
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -3,6 +3,9 @@ package dev.lain.claudejb.mcp;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -28,6 +31,7 @@ public final class AuditRecord {
     private final Server server;
     private final String domain;
     private final String tool;
+    private final List<String> argumentNames;
     private final Decision verdict;
     private final String reason;
     private final Duration duration;
@@ -41,6 +45,11 @@ public final class AuditRecord {
         this.server = Server.fromWireName((String) json.get("server"));
         this.domain = (String) json.get("domain");
         this.tool = (String) json.get("tool");
+        List<String> names = new ArrayList<>();
+        for (Object name : (List<?>) json.get("arguments")) {
+            names.add((String) name);
+        }
+        this.argumentNames = Collections.unmodifiableList(names);
         this.verdict = Decision.valueOf((String) json.get("verdict"));
         this.reason = (String) json.get("reason");
         this.duration = Duration.ofNanos(number(json.get("durationNanos")).longValueExact());
@@ -73,9 +82,17 @@ public final class AuditRecord {
 
     public String tool() { return tool; }
 
+    /** The names of the arguments the call gave, as the tool's schema declares them (never their values). */
+    public List<String> argumentNames() { return argumentNames; }
+
     public Decision verdict() { return verdict; }
 
-    /** Who decided and why ({@code allowed by the Security Guard}, a denial's reason, …). */
+    /**
+     * Who decided and why, in words that hold no argument value ({@code allowed by the Security
+     * Guard}, {@code confirmed by the user}, {@code denied by the Security Guard}, {@code denied by
+     * the baseline policy: `path` is outside the project; …}). The guard's own reason goes to the
+     * model, not here: it may quote the arguments.
+     */
     public String reason() { return reason; }
 
     /** How long deciding took, a person's confirmation included. */
@@ -83,7 +100,7 @@ public final class AuditRecord {
 
     @Override
     public String toString() {
-        return time + " " + server.wireName() + "/" + domain + "/" + tool + " " + verdict + " (" + reason + ")"
+        return time + " " + server.wireName() + "/" + domain + "/" + tool + argumentNames + " " + verdict + " (" + reason + ")"
                 + " connection " + connectionId + (clientPid < 0 ? "" : " pid " + clientPid);
     }
 }

@@ -22,9 +22,10 @@ public class AuditAndPolicyTest {
 
     private static Domain twoTools(AtomicInteger runs) {
         ToolHandler echo = TestDomains.echoing(runs);
+        String schema = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}";
         return Domain.builder("test", Server.CODE).description("Tools for tests")
-                .tool(Tool.builder("echo").description("Echoes").readOnly().handler(echo).build())
-                .tool(Tool.builder("wipe").description("Never allowed").handler(echo).build())
+                .tool(Tool.builder("echo").description("Echoes").readOnly().inputSchema(schema).handler(echo).build())
+                .tool(Tool.builder("wipe").description("Never allowed").inputSchema(schema).handler(echo).build())
                 .build();
     }
 
@@ -48,10 +49,12 @@ public class AuditAndPolicyTest {
             assertEquals(AuditRecord.Decision.ALLOWED, allowed.verdict());
             assertEquals("wipe", denied.tool());
             assertEquals(AuditRecord.Decision.DENIED, denied.verdict());
-            assertTrue(denied.reason(), denied.reason().contains("wiping is not allowed here"));
+            // The guard's own words go to the model; the record holds none of them.
+            assertEquals("denied by the Security Guard", denied.reason());
             for (AuditRecord record : log) {
                 assertEquals(Server.CODE, record.server());
                 assertEquals("test", record.domain());
+                assertEquals(List.of("text"), record.argumentNames());
                 assertEquals(ProcessHandle.current().pid(), record.clientPid().getAsInt());
                 assertEquals("ide-mcp-java-client", record.clientName().orElse(""));
                 assertEquals(allowed.connectionId(), record.connectionId());

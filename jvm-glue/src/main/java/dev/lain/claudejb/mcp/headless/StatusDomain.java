@@ -77,6 +77,7 @@ final class StatusDomain {
             entry.put("client", record.clientName().orElse(null));
             entry.put("pid", record.clientPid().isPresent() ? record.clientPid().getAsInt() : null);
             entry.put("tool", record.server().wireName() + "/" + record.domain() + "/" + record.tool());
+            entry.put("arguments", record.argumentNames());
             entry.put("verdict", record.verdict().name().toLowerCase(java.util.Locale.ROOT));
             entry.put("reason", record.reason());
             entry.put("millis", record.duration().toMillis());
