@@ -13,8 +13,8 @@ use std::time::Duration;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use ide_mcp_server::runtime_dir::{
-    cleanup_stale, cleanup_stale_with_grace, longest_socket_path_len, RuntimeDir, RuntimeDirError,
-    ID_LEN, MAX_SOCKET_PATH_BYTES, SHARED_DIR_NAME,
+    cleanup_stale, cleanup_stale_with_grace, longest_socket_path_len, per_user_shared_dir_name,
+    RuntimeDir, RuntimeDirError, ID_LEN, MAX_SOCKET_PATH_BYTES, SHARED_DIR_NAME,
 };
 use rustix::fs::{AtFlags, FlockOperation, Timespec, Timestamps};
 
@@ -143,7 +143,7 @@ fn a_shared_directory_open_to_others_is_refused() {
 }
 
 #[test]
-fn a_shared_directory_of_another_user_is_refused() {
+fn a_shared_directory_of_another_user_is_left_alone_for_one_of_our_own_beside_it() {
     if !am_root() {
         eprintln!("skipped: needs root to chown a directory to another user");
         return;
@@ -154,10 +154,25 @@ fn a_shared_directory_of_another_user_is_refused() {
     fs::set_permissions(&shared, fs::Permissions::from_mode(0o700)).unwrap();
     std::os::unix::fs::chown(&shared, Some(NOBODY), Some(NOBODY)).unwrap();
 
+    // A shared /tmp where another user took the name first: the servers still start.
+    let dir = RuntimeDir::create(&[base.path().to_owned()]).unwrap();
+    let ours = base.path().join(per_user_shared_dir_name(
+        rustix::process::geteuid().as_raw(),
+    ));
+    assert_eq!(dir.path().parent(), Some(ours.as_path()));
+    assert_eq!(mode(&ours), 0o700);
+    assert_eq!(
+        fs::read_dir(&shared).unwrap().count(),
+        0,
+        "the squatted one is untouched"
+    );
+    dir.remove().unwrap();
+
+    // The per-user name is held to the same checks: another user's is refused.
+    std::os::unix::fs::chown(&ours, Some(NOBODY), Some(NOBODY)).unwrap();
     let err = RuntimeDir::create(&[base.path().to_owned()]).unwrap_err();
     let text = err.to_string();
     assert!(text.contains(&format!("uid {NOBODY}")), "{text}");
-    assert_eq!(fs::read_dir(&shared).unwrap().count(), 0);
 }
 
 #[test]

@@ -24,12 +24,7 @@ use super::{
 
 /// Length in bytes of the longest socket path that would live under `base`.
 pub fn longest_socket_path_len(base: &Path) -> usize {
-    let placeholder_id = "x".repeat(ID_LEN);
-    base.join(SHARED_DIR_NAME)
-        .join(placeholder_id)
-        .join(LONGEST_SOCKET_FILE_NAME)
-        .as_os_str()
-        .len()
+    longest_socket_path_len_in(&base.join(SHARED_DIR_NAME))
 }
 
 /// This instance's runtime directory, alive (locked) until removed.
@@ -104,7 +99,11 @@ impl RuntimeDir {
                 source: source.into(),
                 hint: "check that it exists and is a directory we can write to",
             })?;
-        let shared_fd = open_or_create_private_dir(&base_fd, SHARED_DIR_NAME, &shared_path)?;
+        let (shared_path, shared_fd) =
+            match open_or_create_private_dir(&base_fd, SHARED_DIR_NAME, &shared_path) {
+                Ok(shared_fd) => (shared_path, shared_fd),
+                Err(refusal) => per_user_shared_dir(base, &base_fd, &shared_path, refusal)?,
+            };
 
         if let Err(err) = cleanup_stale_in(&shared_fd, &shared_path, STALE_GRACE) {
             tracing::warn!(error = %err, "stale runtime directory cleanup failed; continuing");
@@ -414,6 +413,54 @@ pub(super) fn list_dir(dir_fd: &OwnedFd, path: &Path) -> Result<Vec<CString>, Ru
         source: errno.into(),
         hint: "check its permissions",
     })
+}
+
+/// The shared directory to use when `<base>/claude-ide-mcp` was refused: when it belongs to
+/// another user (on a shared `/tmp`, anyone can take the name first), `claude-ide-mcp-<uid>`
+/// beside it, held to the same checks; any other refusal stands.
+fn per_user_shared_dir(
+    base: &Path,
+    base_fd: &OwnedFd,
+    shared_path: &Path,
+    refusal: RuntimeDirError,
+) -> Result<(PathBuf, OwnedFd), RuntimeDirError> {
+    let owner = fs_at::open_dir_at(base_fd, SHARED_DIR_NAME)
+        .ok()
+        .and_then(|fd| fstat(&fd, shared_path).ok())
+        .map(|stat| stat.st_uid);
+    let us = our_uid();
+    match owner {
+        Some(owner) if owner != us => {
+            let name = per_user_shared_dir_name(us);
+            let path = base.join(&name);
+            if longest_socket_path_len_in(&path) > MAX_SOCKET_PATH_BYTES {
+                return Err(refusal);
+            }
+            tracing::warn!(
+                squatted = %shared_path.display(),
+                owner,
+                instead = %path.display(),
+                "the shared runtime directory belongs to another user; using a directory of our own beside it"
+            );
+            let fd = open_or_create_private_dir(base_fd, &name, &path)?;
+            Ok((path, fd))
+        }
+        _ => Err(refusal),
+    }
+}
+
+/// `claude-ide-mcp-<uid>`: the shared directory's name when the plain one is another user's.
+pub fn per_user_shared_dir_name(uid: u32) -> String {
+    format!("{SHARED_DIR_NAME}-{uid}")
+}
+
+/// Length in bytes of the longest socket path under the shared directory `shared`.
+fn longest_socket_path_len_in(shared: &Path) -> usize {
+    shared
+        .join("x".repeat(ID_LEN))
+        .join(LONGEST_SOCKET_FILE_NAME)
+        .as_os_str()
+        .len()
 }
 
 /// Creates `name` in `parent` with mode 0700 (if absent) and opens it,

@@ -39,7 +39,7 @@ mod fs_at;
 mod lifecycle;
 mod stale;
 
-pub use lifecycle::{longest_socket_path_len, RuntimeDir};
+pub use lifecycle::{longest_socket_path_len, per_user_shared_dir_name, RuntimeDir};
 pub use stale::{cleanup_stale, cleanup_stale_with_grace};
 
 /// Longest socket path we accept, in bytes. `sun_path` holds 108 bytes on
