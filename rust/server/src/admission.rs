@@ -2,18 +2,22 @@
 //! admission credit covers go straight in; any other client is announced to the host, and
 //! waits for its answer.
 //!
-//! One prompt per client: connections from a client whose prompt is pending wait on that same
-//! prompt, and a client the host rejected is refused without a new prompt for a cooldown, so a
-//! peer that reconnects in a loop cannot flood the person with questions.
+//! A process is known by its identity — its pid and its start time — so a later process that
+//! gets a trusted pid is not trusted, and a trusted process is forgotten once it exits.
+//!
+//! One prompt per process: connections from a process whose prompt is pending wait on that
+//! same prompt, while another process (even one with the same command line) gets its own, so
+//! a "yes" admits only the process the person was shown. A client the host rejected is
+//! refused without a new prompt for a cooldown, so a peer that reconnects in a loop cannot
+//! flood the person with questions.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
 use crate::host::Host;
-use crate::process_info::{descends_from, ClientProcess};
+use crate::process_info::{descends_from, start_time, ClientProcess, ProcessIdentity};
 
 /// A prompt registered by [`AdmissionGate::classify`], to be started with
 /// [`AdmissionGate::ask`].
@@ -26,9 +30,9 @@ pub(crate) struct PendingPrompt {
 #[derive(Debug, Default)]
 struct GateState {
     /// Processes the host launched; their descendants count too.
-    launched: HashSet<i32>,
+    launched: Vec<ProcessIdentity>,
     /// Processes admitted by a credit or by the host's Allow.
-    allowed: HashSet<i32>,
+    allowed: Vec<ProcessIdentity>,
     /// Unused admission credits, as expiry instants.
     credits: Vec<Instant>,
     /// Prompts waiting for the host's answer.
@@ -63,16 +67,20 @@ impl AdmissionGate {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The host launched `pid`: it and its descendants are expected.
+    /// The host launched `pid`: it and its descendants are expected, for as long as that very
+    /// process runs. A pid with no running process is trusted for nothing.
     pub(crate) fn declare_launched(&self, pid: i32) {
-        self.lock().launched.insert(pid);
+        match ProcessIdentity::of(pid) {
+            Some(identity) => self.lock().launched.push(identity),
+            None => tracing::warn!(pid, "a declared client is not running; nothing is trusted"),
+        }
     }
 
     /// The host no longer vouches for `pid`.
     pub(crate) fn forget_launched(&self, pid: i32) {
         let mut state = self.lock();
-        state.launched.remove(&pid);
-        state.allowed.remove(&pid);
+        state.launched.retain(|identity| identity.pid != pid);
+        state.allowed.retain(|identity| identity.pid != pid);
     }
 
     /// One admission credit: the next unexpected connection within `valid_for` is admitted
@@ -85,13 +93,23 @@ impl AdmissionGate {
     /// Classifies a new connection from `pid`.
     pub(crate) fn classify(&self, pid: i32, rejection_cooldown: Duration) -> Admission {
         let now = Instant::now();
-        // Walking the process tree reads /proc; do it on a copy, without the lock.
-        let (launched, allowed) = {
-            let state = self.lock();
-            (state.launched.clone(), state.allowed.clone())
+        // Walking the process tree reads /proc; do it on a copy, without the lock. Processes
+        // that exited are forgotten on the way.
+        let trusted: Vec<ProcessIdentity> = {
+            let mut state = self.lock();
+            state.launched.retain(ProcessIdentity::is_running);
+            state.allowed.retain(ProcessIdentity::is_running);
+            state
+                .launched
+                .iter()
+                .chain(&state.allowed)
+                .copied()
+                .collect()
         };
         if descends_from(pid, &|candidate| {
-            launched.contains(&candidate) || allowed.contains(&candidate)
+            trusted.iter().any(|identity| {
+                identity.pid == candidate && start_time(candidate) == Some(identity.start_time)
+            })
         }) {
             return Admission::Admitted;
         }
@@ -100,7 +118,9 @@ impl AdmissionGate {
         state.credits.retain(|expiry| *expiry > now);
         if !state.credits.is_empty() {
             state.credits.remove(0);
-            state.allowed.insert(pid);
+            if let Some(identity) = client.identity() {
+                state.allowed.push(identity);
+            }
             return Admission::Admitted;
         }
         state
@@ -113,10 +133,12 @@ impl AdmissionGate {
         {
             return Admission::Refused;
         }
+        // Only the very process a prompt shows waits on it: another process is shown on its
+        // own, so nobody is admitted by an answer about someone else.
         if let Some((_, answer)) = state
             .pending
             .iter()
-            .find(|(pending, _)| pending.same_client_as(&client))
+            .find(|(pending, _)| pending.same_process_as(&client))
         {
             return Admission::Wait(answer.clone());
         }
@@ -153,9 +175,11 @@ impl AdmissionGate {
                 let mut state = gate.lock();
                 state
                     .pending
-                    .retain(|(pending, _)| !pending.same_client_as(&client));
+                    .retain(|(pending, _)| !pending.same_process_as(&client));
                 if answer {
-                    state.allowed.insert(client.pid);
+                    if let Some(identity) = client.identity() {
+                        state.allowed.push(identity);
+                    }
                 } else {
                     state.rejected.push((client.clone(), Instant::now()));
                 }
@@ -175,5 +199,51 @@ pub(crate) async fn answer_of(mut receiver: watch::Receiver<Option<bool>>) -> bo
         if receiver.changed().await.is_err() {
             return receiver.borrow().unwrap_or(false);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn me() -> i32 {
+        std::process::id() as i32
+    }
+
+    #[test]
+    fn a_declared_process_is_trusted_and_a_reused_pid_is_not() {
+        let gate = AdmissionGate::default();
+        gate.declare_launched(me());
+        assert!(matches!(
+            gate.classify(me(), Duration::ZERO),
+            Admission::Admitted
+        ));
+        // The same pid with another start time: what a reused pid looks like.
+        let gate = AdmissionGate::default();
+        let identity = ProcessIdentity::of(me()).expect("our own stat is readable");
+        gate.lock().launched.push(ProcessIdentity {
+            start_time: identity.start_time + 1,
+            ..identity
+        });
+        assert!(matches!(
+            gate.classify(me(), Duration::ZERO),
+            Admission::Ask(_)
+        ));
+        assert!(gate.lock().launched.is_empty(), "forgotten: not running");
+    }
+
+    #[test]
+    fn a_declared_process_is_forgotten_once_it_exits() {
+        let gate = AdmissionGate::default();
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep runs");
+        gate.declare_launched(child.id() as i32);
+        assert_eq!(gate.lock().launched.len(), 1);
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = gate.classify(me(), Duration::ZERO);
+        assert!(gate.lock().launched.is_empty());
     }
 }

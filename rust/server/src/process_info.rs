@@ -1,5 +1,6 @@
-//! What the kernel tells about a peer process: its parent, executable and command line.
-//! Linux reads `/proc`; elsewhere the answers are empty, and admission falls back to asking.
+//! What the kernel tells about a peer process: its identity (pid and start time), its parent,
+//! executable and command line. Linux reads `/proc`; elsewhere the answers are empty, and
+//! admission falls back to asking.
 
 use std::path::PathBuf;
 
@@ -7,11 +8,38 @@ use std::path::PathBuf;
 /// pathological `/proc` from looping.
 const MAX_ANCESTRY_DEPTH: usize = 128;
 
+/// One process, told apart from any later process that gets the same pid: its pid and the
+/// time it started (in clock ticks since boot, `/proc/<pid>/stat` field 22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessIdentity {
+    /// The process id.
+    pub pid: i32,
+    /// When it started.
+    pub start_time: u64,
+}
+
+impl ProcessIdentity {
+    /// The identity of the process that has `pid` now, if there is one.
+    pub fn of(pid: i32) -> Option<ProcessIdentity> {
+        Some(ProcessIdentity {
+            pid,
+            start_time: start_time(pid)?,
+        })
+    }
+
+    /// Whether this process still runs: its pid exists and was not reused since.
+    pub fn is_running(&self) -> bool {
+        start_time(self.pid) == Some(self.start_time)
+    }
+}
+
 /// A process as the host is shown it when it connects unexpectedly.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientProcess {
     /// The process id, from the kernel's peer credentials.
     pub pid: i32,
+    /// When the process started, so a later process with the same pid is not taken for it.
+    pub start_time: Option<u64>,
     /// The executable's path, when readable.
     pub executable: Option<PathBuf>,
     /// The command line, when readable.
@@ -23,6 +51,7 @@ impl ClientProcess {
     pub fn inspect(pid: i32) -> ClientProcess {
         ClientProcess {
             pid,
+            start_time: start_time(pid),
             executable: std::fs::read_link(format!("/proc/{pid}/exe")).ok(),
             command_line: std::fs::read(format!("/proc/{pid}/cmdline"))
                 .map(|bytes| {
@@ -36,25 +65,49 @@ impl ClientProcess {
         }
     }
 
+    /// The process's identity, when its start time could be read.
+    pub fn identity(&self) -> Option<ProcessIdentity> {
+        Some(ProcessIdentity {
+            pid: self.pid,
+            start_time: self.start_time?,
+        })
+    }
+
+    /// Whether two connections come from the very same process (not merely the same pid).
+    pub fn same_process_as(&self, other: &ClientProcess) -> bool {
+        self.pid == other.pid && self.start_time == other.start_time
+    }
+
     /// Whether two connections come from what looks like the same program: the same
     /// process, or the same executable with the same command line (a client reconnecting).
     pub fn same_client_as(&self, other: &ClientProcess) -> bool {
-        self.pid == other.pid
+        self.same_process_as(other)
             || (self.executable.is_some()
                 && self.executable == other.executable
                 && self.command_line == other.command_line)
     }
 }
 
-/// The parent of `pid`, from `/proc/<pid>/stat`.
-pub fn parent_pid(pid: i32) -> Option<i32> {
+/// Field `number` (1-based, as proc(5) counts) of `/proc/<pid>/stat`, from field 3 on.
+fn stat_field(pid: i32, number: usize) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may itself contain spaces and ')',
     // so parse from the last ')'.
     let after_name = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_name.split_whitespace();
-    let _state = fields.next()?;
-    fields.next()?.parse().ok()
+    after_name
+        .split_whitespace()
+        .nth(number.checked_sub(3)?)
+        .map(str::to_owned)
+}
+
+/// The parent of `pid`, from `/proc/<pid>/stat`.
+pub fn parent_pid(pid: i32) -> Option<i32> {
+    stat_field(pid, 4)?.parse().ok()
+}
+
+/// When `pid` started, in clock ticks since boot, from `/proc/<pid>/stat`.
+pub fn start_time(pid: i32) -> Option<u64> {
+    stat_field(pid, 22)?.parse().ok()
 }
 
 /// Whether `pid` is one of `ancestors` or descends from one of them.
@@ -105,6 +158,7 @@ mod tests {
     fn a_reconnecting_program_is_the_same_client() {
         let first = ClientProcess {
             pid: 10,
+            start_time: Some(1),
             executable: Some("/usr/bin/agent".into()),
             command_line: vec!["agent".into(), "--mcp".into()],
         };
@@ -119,5 +173,27 @@ mod tests {
         };
         assert!(first.same_client_as(&second));
         assert!(!first.same_client_as(&other));
+        assert!(!first.same_process_as(&second));
+    }
+
+    #[test]
+    fn a_process_is_its_pid_and_start_time_and_an_exited_one_is_not_running() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep runs");
+        let identity = ProcessIdentity::of(child.id() as i32).expect("its stat is readable");
+        assert!(identity.is_running());
+        let reused = ProcessIdentity {
+            start_time: identity.start_time + 1,
+            ..identity
+        };
+        assert!(
+            !reused.is_running(),
+            "another start time is another process"
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(!identity.is_running());
     }
 }

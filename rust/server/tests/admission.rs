@@ -31,6 +31,12 @@ impl PromptingHost {
         }
     }
 
+    /// Answers the oldest unanswered prompt.
+    fn answer_next(&self, allow: bool) {
+        let sender = self.answers.lock().unwrap().remove(0);
+        let _ = sender.send(allow);
+    }
+
     fn wait_for_prompts(&self, count: usize) {
         for _ in 0..500 {
             if self.prompts.load(Ordering::SeqCst) >= count {
@@ -264,5 +270,62 @@ fn an_expired_credit_admits_nobody() {
     let mut client = servers.client();
     client.send_request("ping", json!({})).unwrap();
     host.wait_for_prompts(1);
+    servers.stop();
+}
+
+/// A child process that connects, sends one authenticated `ping`, and prints `answered` or
+/// `closed`; every child runs the very same command line.
+fn spawn_pinging_child(socket: &std::path::Path, token: &str) -> std::process::Child {
+    let script = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"%s":"%s"}}}\n' % (sys.argv[3], sys.argv[2])
+s.sendall(line.encode())
+s.settimeout(20)
+data = b""
+try:
+    while not data.endswith(b"\n"):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except OSError:
+    pass
+print("answered" if b'"result"' in data else "closed")
+"#;
+    Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(socket)
+        .arg(token)
+        .arg(TOKEN_META_KEY)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn outcome_of(child: std::process::Child) -> String {
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn a_second_process_at_a_pending_prompt_gets_its_own_prompt_and_no_one_elses_yes() {
+    let host = Arc::new(PromptingHost::default());
+    let servers = start(host.clone(), Duration::from_secs(30));
+    let socket = servers.socket(ide_mcp_server::ServerName::Code);
+    let token = std::fs::read_to_string(socket.with_file_name(TOKEN_FILE_NAME)).unwrap();
+    let first = spawn_pinging_child(&socket, &token);
+    host.wait_for_prompts(1);
+    // Same executable, same command line, another process: shown on its own.
+    let second = spawn_pinging_child(&socket, &token);
+    host.wait_for_prompts(2);
+    let shown: Vec<i32> = host.shown.lock().unwrap().iter().map(|c| c.pid).collect();
+    assert_eq!(shown, [first.id() as i32, second.id() as i32]);
+    host.answer_next(true);
+    host.answer_next(false);
+    assert_eq!(outcome_of(first), "answered");
+    assert_eq!(outcome_of(second), "closed");
     servers.stop();
 }
