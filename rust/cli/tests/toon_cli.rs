@@ -21,12 +21,12 @@ fn ide_mcp(args: &[&str], input: &str) -> Outcome {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    // A command that refuses its arguments may exit before reading its input: a broken pipe
+    // here is that, and the outcome below says what happened.
+    let written = child.stdin.take().unwrap().write_all(input.as_bytes());
+    if let Err(error) = written {
+        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
+    }
     let output = child.wait_with_output().unwrap();
     Outcome {
         code: output.status.code().unwrap(),

@@ -25,8 +25,15 @@ pub struct ServerConfig {
     pub queue_depth: usize,
     /// Handlers running at once per server, across all its connections.
     pub max_running_handlers: usize,
-    /// Connections open at once per server; further clients wait in the kernel's backlog.
+    /// Authenticated connections open at once per server; a connection over it waits, after
+    /// its first valid token, until one closes.
     pub max_connections_per_server: usize,
+    /// Authenticated connections one peer process may have open on a server; one more is
+    /// refused.
+    pub max_connections_per_peer: usize,
+    /// Connections per server that have not presented a valid token yet; when they are this
+    /// many, a newcomer sheds the oldest of the process that holds the most.
+    pub max_unauthenticated_connections: usize,
     /// The largest frame (or NDJSON line) accepted or sent, at most 64 MiB.
     pub max_frame_bytes: usize,
     /// Limits on the decoded shape of every message.
@@ -49,7 +56,8 @@ pub struct ServerConfig {
     pub admission_timeout: Duration,
     /// How long a client the host rejected is refused again without a new prompt.
     pub rejection_cooldown: Duration,
-    /// How long a new connection may take to send its first complete message.
+    /// How long an admitted connection may take to send its first message with a valid token
+    /// (messages without one do not count).
     pub first_message_timeout: Duration,
     /// How long a frame header may take to arrive once its first byte has.
     pub header_timeout: Duration,
@@ -82,6 +90,8 @@ impl Default for ServerConfig {
             queue_depth: QUEUE_DEPTH,
             max_running_handlers: 64,
             max_connections_per_server: 64,
+            max_connections_per_peer: 32,
+            max_unauthenticated_connections: 32,
             max_frame_bytes: MAX_FRAME_BYTES,
             decode_limits: DecodeLimits::default(),
             max_argument_bytes: 1024 * 1024,
@@ -92,7 +102,7 @@ impl Default for ServerConfig {
             confirmation_timeout: Duration::from_secs(120),
             admission_timeout: Duration::from_secs(120),
             rejection_cooldown: Duration::from_secs(30),
-            first_message_timeout: Duration::from_secs(30),
+            first_message_timeout: Duration::from_secs(10),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(3600),
@@ -353,9 +363,13 @@ options! {
     "queueDepth" => queue_depth: Count, "calls in flight per connection";
     "maxRunningHandlers" => max_running_handlers: Count, "handlers running per server";
     "maxConnectionsPerServer" => max_connections_per_server: Count,
-        "connections per server (more wait in the kernel backlog)";
+        "authenticated connections per server (more wait)";
+    "maxConnectionsPerPeer" => max_connections_per_peer: Count,
+        "authenticated connections of one process per server (more are refused)";
+    "maxUnauthenticatedConnections" => max_unauthenticated_connections: Count,
+        "connections per server without a valid token yet (more shed the oldest)";
     "firstMessageTimeoutMillis" => first_message_timeout: PositiveMillis,
-        "first complete message of a connection";
+        "first message with a valid token, once admitted";
     "headerTimeoutMillis" => header_timeout: PositiveMillis, "frame header, once its first byte arrived";
     "bodyTimeoutMillis" => body_timeout: PositiveMillis, "frame body or line, once its header arrived";
     "idleTimeoutMillis" => idle_timeout: PositiveMillis, "silence of a connection with no calls in flight";

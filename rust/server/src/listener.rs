@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 use crate::connection;
 use crate::peer_credentials::{is_same_user, peer_credentials};
 use crate::server_name::ServerName;
-use crate::session::caps;
 use crate::shared::Shared;
 
 /// How long to back off when `accept` fails (for example out of file descriptors), so a
@@ -25,16 +24,8 @@ pub(crate) async fn accept_loop(
     stop: CancellationToken,
 ) {
     loop {
-        // Take a connection slot before accepting, so that over the cap clients wait in the
-        // kernel's backlog instead of costing a task each.
-        let slot = tokio::select! {
-            biased;
-            _ = stop.cancelled() => return,
-            slot = caps::connection_slot(&shared, server) => match slot {
-                Some(slot) => slot,
-                None => return,
-            },
-        };
+        // Every connection is accepted: the connection budget sheds an unauthenticated one when
+        // there are too many, so a flood cannot keep a real client waiting in the backlog.
         let accepted = tokio::select! {
             biased;
             _ = stop.cancelled() => return,
@@ -67,12 +58,8 @@ pub(crate) async fn accept_loop(
                 continue;
             }
         };
-        shared.tasks.spawn(connection::serve(
-            stream,
-            Arc::clone(&shared),
-            server,
-            peer,
-            slot,
-        ));
+        shared
+            .tasks
+            .spawn(connection::serve(stream, Arc::clone(&shared), server, peer));
     }
 }

@@ -16,6 +16,7 @@ use crate::host::Host;
 use crate::policy::BaselinePolicy;
 use crate::registry::Registry;
 use crate::server_name::ServerName;
+use crate::session::connection_budget::ConnectionBudget;
 use crate::token_ring::TokenRing;
 
 /// Shared by the listeners, connections and calls of one server set.
@@ -36,8 +37,8 @@ pub(crate) struct Shared {
     pub(crate) tasks: TaskTracker,
     /// Per server, the permits for handlers running at once.
     handler_slots: HashMap<ServerName, Arc<Semaphore>>,
-    /// Per server, the permits for open connections.
-    connection_slots: HashMap<ServerName, Arc<Semaphore>>,
+    /// Per server, the budget of open connections.
+    connections: HashMap<ServerName, Arc<ConnectionBudget>>,
     /// Who may connect.
     pub(crate) admission: Arc<AdmissionGate>,
     /// Path confinement and credential files, before the guard.
@@ -62,7 +63,10 @@ impl Shared {
                 .collect()
         };
         let handler_slots = slots(config.max_running_handlers);
-        let connection_slots = slots(config.max_connections_per_server);
+        let connections = ServerName::ALL
+            .into_iter()
+            .map(|server| (server, Arc::new(connection_budget(&config))))
+            .collect();
         let policy = BaselinePolicy::new(&config.project_roots);
         let audit = AuditLog::new(config.audit_capacity);
         Shared {
@@ -74,7 +78,7 @@ impl Shared {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             handler_slots,
-            connection_slots,
+            connections,
             admission: Arc::new(AdmissionGate::default()),
             policy,
             audit,
@@ -117,19 +121,27 @@ impl Shared {
         )
     }
 
-    /// The connection permits of `server`.
-    pub(crate) fn connection_slots(&self, server: ServerName) -> Arc<Semaphore> {
-        slots_of(
-            &self.connection_slots,
-            server,
-            self.config.max_connections_per_server,
-        )
+    /// The connection budget of `server`.
+    pub(crate) fn connection_budget(&self, server: ServerName) -> Arc<ConnectionBudget> {
+        match self.connections.get(&server) {
+            Some(budget) => Arc::clone(budget),
+            // Every server has an entry from `Shared::new`; this keeps the function total.
+            None => Arc::new(connection_budget(&self.config)),
+        }
     }
 
     /// A number for a new connection.
     pub(crate) fn next_connection_id(&self) -> u64 {
         self.next_connection_id.fetch_add(1, Ordering::Relaxed)
     }
+}
+
+fn connection_budget(config: &ServerConfig) -> ConnectionBudget {
+    ConnectionBudget::new(
+        config.max_unauthenticated_connections,
+        config.max_connections_per_server,
+        config.max_connections_per_peer,
+    )
 }
 
 fn slots_of(

@@ -127,7 +127,9 @@ fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
             )
             .unwrap();
     }
-    std::thread::sleep(Duration::from_millis(800));
+    // Long enough for the replies to fill the socket and a write to wait out its timeout even
+    // on a loaded machine (the handlers make 32 MB of replies first).
+    std::thread::sleep(Duration::from_millis(2500));
     well_behaved_client_is_served(&servers);
     // Whatever was already in the socket buffers can be read, then the stream ends.
     greedy

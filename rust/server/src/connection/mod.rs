@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use bytes::BytesMut;
 use tokio::net::UnixStream;
-use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
 use crate::guard::ClientIdentity;
@@ -34,22 +34,26 @@ const CONTROL_QUEUE_CAPACITY: usize = 32;
 /// How much a connection reads at a time.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
 
-/// Serves one accepted connection until the client leaves, breaks a limit, or the servers
-/// stop. `_connection_slot` is this connection's share of the server's connection cap.
+/// Serves one accepted connection until the client leaves, breaks a limit, is shed, or the
+/// servers stop.
 pub(crate) async fn serve(
     stream: UnixStream,
     shared: Arc<Shared>,
     server: ServerName,
     peer: PeerCredentials,
-    _connection_slot: OwnedSemaphorePermit,
 ) {
-    let accepted_at = Instant::now();
     let cancellation = shared.shutdown.child_token();
+    // Until it presents a valid token, the connection may be shed for a newcomer.
+    let unauthenticated = shared
+        .connection_budget(server)
+        .enter(peer.pid, cancellation.clone());
     let Some(early_bytes) = admission_hold::admit(&stream, &shared, &peer, &cancellation).await
     else {
         tracing::info!(server = %server, pid = peer.pid, "connection not admitted; closed");
         return;
     };
+    // The first message is due from here: the time the host took to admit it does not count.
+    let accepted_at = Instant::now();
     let connection_id = shared.next_connection_id();
     let (read_half, write_half) = stream.into_split();
     let (outgoing, outgoing_queue) =
@@ -66,6 +70,9 @@ pub(crate) async fn serve(
         cancellation: cancellation.clone(),
         outgoing,
         bad_messages: 0,
+        unauthenticated: Some(unauthenticated),
+        authenticated: None,
+        close_reason: None,
     };
     let mut decoder = WireDecoder::new(shared.config.max_frame_bytes);
     let mut buffer = early_bytes;
@@ -83,7 +90,6 @@ pub(crate) async fn serve(
                 Ok(None) => break,
                 Err(error) => break 'connection format!("unreadable stream: {error}"),
             };
-            timing.saw_message = true;
             timing.message_started = None;
             timing.last_activity = Instant::now();
             let wire = decoder.wire().unwrap_or(Wire::Frames);
@@ -98,6 +104,12 @@ pub(crate) async fn serve(
                 ));
             }
             session.handle_payload(wire, &payload).await;
+            // Only a valid token shows who a connection is: until one, the first-message
+            // timer keeps running, whatever else arrives.
+            timing.saw_message = session.authenticated.is_some();
+            if let Some(reason) = session.close_reason.take() {
+                break 'connection reason;
+            }
             if session.bad_messages > shared.config.max_bad_messages {
                 break 'connection format!(
                     "more than {} bad messages",

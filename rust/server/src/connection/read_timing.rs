@@ -15,7 +15,7 @@ const IDLE_RECHECK: Duration = Duration::from_secs(1);
 pub(super) struct ReadTiming {
     /// When the connection was accepted.
     pub(super) accepted_at: Instant,
-    /// Whether a complete message has arrived yet.
+    /// Whether a message with a valid token has arrived yet.
     pub(super) saw_message: bool,
     /// When the bytes of the message being read began to arrive.
     pub(super) message_started: Option<Instant>,
@@ -43,7 +43,7 @@ impl ReadTiming {
         if !self.saw_message {
             return (
                 self.accepted_at + config.first_message_timeout,
-                Expiry::Close("no complete first message in time"),
+                Expiry::Close("no authenticated message in time"),
             );
         }
         if let Some(started) = self.message_started {

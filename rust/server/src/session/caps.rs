@@ -1,9 +1,7 @@
 //! The budgets a client cannot exceed, and what it is told when it reaches one: calls in
-//! flight on a connection (`QUEUE_DEPTH`), handlers running at once on a server, connections
-//! open on a server. A call over a cap is answered at once and the connection keeps reading,
+//! flight on a connection (`QUEUE_DEPTH`) and handlers running at once on a server. The
+//! connections a server keeps open are `connection_budget`'s. A call over a cap is answered at once and the connection keeps reading,
 //! so a cancellation still gets through.
-
-use std::sync::Arc;
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
 use tokio::sync::OwnedSemaphorePermit;
@@ -13,7 +11,6 @@ use crate::mcp::{Era, ServerResult, ToolResult};
 use crate::server_name::ServerName;
 use crate::session::in_flight::Refusal;
 use crate::session::Session;
-use crate::shared::Shared;
 
 /// What an admitted call holds until it ends.
 pub(crate) struct AdmittedCall {
@@ -80,16 +77,4 @@ pub(crate) async fn admit_run(session: &Session, id: &Id, era: Era) -> Option<Ad
 fn busy_reply(server: ServerName, era: Era, id: Id, text: String) -> serde_json::Value {
     let result = ServerResult::Tool(ToolResult::error(text)).into_value(server, era);
     Response::success(id, result).into_value()
-}
-
-/// Waits for one of `server`'s connection slots; `None` once the servers are stopping. Over
-/// the cap, clients wait in the kernel's backlog instead of costing a task each.
-pub(crate) async fn connection_slot(
-    shared: &Shared,
-    server: ServerName,
-) -> Option<OwnedSemaphorePermit> {
-    Arc::clone(&shared.connection_slots(server))
-        .acquire_owned()
-        .await
-        .ok()
 }

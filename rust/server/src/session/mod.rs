@@ -3,12 +3,15 @@
 //! model, authenticates it, and hands it to its method (`methods/`).
 //!
 //! - [`authentication`]: the token a message presents, and the one rejection.
-//! - [`caps`]: the budgets a client cannot exceed: calls in flight, handlers running,
-//!   connections open. A new per-client limit (a rate, say) belongs here.
+//! - [`caps`]: the budgets a client cannot exceed: calls in flight, handlers running. A new
+//!   per-client limit (a rate, say) belongs here.
+//! - [`connection_budget`]: the connections a server keeps open, unauthenticated (shed when
+//!   full) and authenticated (capped per server and per peer process).
 //! - [`in_flight`]: the per-connection table that settles a reply against a cancellation.
 
 pub(crate) mod authentication;
 pub(crate) mod caps;
+pub(crate) mod connection_budget;
 pub(crate) mod in_flight;
 
 use std::sync::Arc;
@@ -24,6 +27,7 @@ use crate::methods;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
 use crate::wire::{decode_payload, Wire};
+use connection_budget::{AuthenticatedPlace, NoPlace, UnauthenticatedPlace};
 use in_flight::InFlightCalls;
 
 /// One connection's conversation, from its first message to its close.
@@ -42,6 +46,12 @@ pub(crate) struct Session {
     pub(crate) in_flight: Arc<InFlightCalls>,
     /// Undecodable, invalid or unauthenticated messages so far.
     pub(crate) bad_messages: u32,
+    /// The connection's place among those that have not presented a valid token yet.
+    pub(crate) unauthenticated: Option<UnauthenticatedPlace>,
+    /// Its place among the authenticated connections, from its first valid token on.
+    pub(crate) authenticated: Option<AuthenticatedPlace>,
+    /// Set when the session must end the connection (the transport closes it).
+    pub(crate) close_reason: Option<String>,
 }
 
 impl Session {
@@ -69,6 +79,9 @@ impl Session {
                     // A failed notification is dropped: there is no id to answer.
                     return;
                 }
+                if !self.take_authenticated_place().await {
+                    return;
+                }
                 methods::notify(self, notification);
             }
             // The servers send no requests, so there is nothing a response could answer.
@@ -88,6 +101,11 @@ impl Session {
             self.fail(id, authentication::rejection()).await;
             return;
         }
+        if !self.take_authenticated_place().await {
+            let reason = self.close_reason.clone().unwrap_or_default();
+            self.fail(id, ErrorObject::invalid_request(reason)).await;
+            return;
+        }
         if self.in_flight.contains(&id) {
             let error = caps::id_in_flight(&id);
             self.fail(id, error).await;
@@ -104,6 +122,35 @@ impl Session {
         match request {
             Ok(request) => methods::answer(self, id, era, meta, request).await,
             Err(error) => self.fail(id, error).await,
+        }
+    }
+
+    /// On the first valid token, moves the connection from the unauthenticated pool to the
+    /// authenticated budget (waiting while the server's cap is reached). `false` when it may
+    /// not stay: then `close_reason` says why.
+    async fn take_authenticated_place(&mut self) -> bool {
+        let Some(place) = self.unauthenticated.take() else {
+            return self.authenticated.is_some();
+        };
+        let pid = self.identity.pid.unwrap_or(0);
+        let budget = self.shared.connection_budget(self.server);
+        match budget.authenticate(place, pid, &self.cancellation).await {
+            Ok(authenticated) => {
+                self.authenticated = Some(authenticated);
+                true
+            }
+            Err(NoPlace::PeerFull(most)) => {
+                self.close_reason = Some(format!(
+                    "this process already has {most} connections to the `{}` server; close one, \
+                     then connect again",
+                    self.server
+                ));
+                false
+            }
+            Err(NoPlace::Closed) => {
+                self.close_reason = Some("closed".to_owned());
+                false
+            }
         }
     }
 

@@ -378,9 +378,24 @@ public final class IdeMcpServers implements AutoCloseable {
                 return projectRoots(java.util.Arrays.asList(roots));
             }
 
-            /** Connections open at once per server; more wait in the kernel's backlog. */
+            /** Authenticated connections open at once per server; one more waits until one closes. */
             public Builder maxConnectionsPerServer(int count) {
                 knobs.put("maxConnectionsPerServer", count);
+                return this;
+            }
+
+            /** Authenticated connections one process may have open on a server; one more is refused. */
+            public Builder maxConnectionsPerPeer(int count) {
+                knobs.put("maxConnectionsPerPeer", count);
+                return this;
+            }
+
+            /**
+             * Connections per server that have not presented a valid token yet; when there are
+             * this many, a newcomer sheds the oldest of the process that holds the most.
+             */
+            public Builder maxUnauthenticatedConnections(int count) {
+                knobs.put("maxUnauthenticatedConnections", count);
                 return this;
             }
 

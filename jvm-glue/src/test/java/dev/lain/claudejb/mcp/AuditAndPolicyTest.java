@@ -147,7 +147,7 @@ public class AuditAndPolicyTest {
     @Test
     public void everyKnobIsAcceptedAndBadOnesAreRefused() throws Exception {
         try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null, options -> options
-                .maxConnectionsPerServer(8).maxStringBytes(1 << 20).maxArrayLength(1000).maxObjectKeys(1000)
+                .maxConnectionsPerServer(8).maxConnectionsPerPeer(4).maxUnauthenticatedConnections(4).maxStringBytes(1 << 20).maxArrayLength(1000).maxObjectKeys(1000)
                 .maxDepth(32).maxArgumentBytes(1 << 16).maxResultBytes(1 << 20).maxBadMessages(4)
                 .auditCapacity(10).confirmationTimeout(Duration.ofSeconds(5)).admissionTimeout(Duration.ofSeconds(5))
                 .rejectionCooldown(Duration.ofSeconds(1)).firstMessageTimeout(Duration.ofSeconds(5))
