@@ -397,6 +397,18 @@ options! {
 }
 
 impl ServerConfig {
+    /// The largest message a server reads: no valid request is larger than its arguments
+    /// (capped at `max_argument_bytes`, as compact JSON) twice over, for TOON's indentation,
+    /// plus room for the envelope; and never more than `max_frame_bytes`, the format's ceiling
+    /// and the largest reply. A larger frame is refused before it is buffered or decoded.
+    pub fn inbound_message_ceiling(&self) -> usize {
+        const ENVELOPE_BYTES: usize = 64 * 1024;
+        self.max_argument_bytes
+            .saturating_mul(2)
+            .saturating_add(ENVELOPE_BYTES)
+            .min(self.max_frame_bytes)
+    }
+
     /// The JSON keys of every option, in the order of [`OPTIONS`].
     pub fn option_keys() -> impl Iterator<Item = &'static str> {
         OPTIONS.iter().map(|option| option.key)

@@ -113,6 +113,33 @@ fn too_many_bad_messages_close_the_connection() {
 }
 
 #[test]
+fn a_frame_larger_than_any_valid_request_is_refused_before_it_is_decoded() {
+    let servers = servers_with(|_| {});
+    // Defaults: 1 MiB of arguments at most, so no valid request needs 3 MiB.
+    let mut stream = UnixStream::connect(servers.socket(ServerName::Code)).unwrap();
+    let payload = format!(
+        "jsonrpc: \"2.0\"\nid: 1\nmethod: ping\npad: \"{}\"",
+        "x".repeat(3 << 20)
+    );
+    let mut frame = format!("{}\n", payload.len()).into_bytes();
+    frame.extend_from_slice(payload.as_bytes());
+    // The server may close before all of it is written.
+    let _ = stream.write_all(&frame);
+    let mut reply = Vec::new();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let _ = stream.read_to_end(&mut reply);
+    assert!(
+        reply.is_empty(),
+        "answered: {}",
+        String::from_utf8_lossy(&reply)
+    );
+    well_behaved_client_is_served(&servers);
+    servers.stop();
+}
+
+#[test]
 fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
     let servers = servers_with(|s| {
         s.config.write_timeout = Duration::from_millis(300);

@@ -74,7 +74,8 @@ pub(crate) async fn serve(
         authenticated: None,
         close_reason: None,
     };
-    let mut decoder = WireDecoder::new(shared.config.max_frame_bytes);
+    let inbound_ceiling = shared.config.inbound_message_ceiling();
+    let mut decoder = WireDecoder::new(inbound_ceiling);
     let mut buffer = early_bytes;
     let mut writer = Some((write_half, outgoing_queue));
     let mut timing = ReadTiming {
@@ -88,7 +89,7 @@ pub(crate) async fn serve(
             let payload = match decoder.decode(&mut buffer) {
                 Ok(Some(payload)) => payload,
                 Ok(None) => break,
-                Err(error) => break 'connection format!("unreadable stream: {error}"),
+                Err(error) => break 'connection unreadable(&error, inbound_ceiling),
             };
             timing.message_started = None;
             timing.last_activity = Instant::now();
@@ -147,7 +148,7 @@ pub(crate) async fn serve(
                 match read_half.try_read_buf(&mut buffer) {
                     Ok(0) => {
                         if let Err(error) = decoder.decode_eof(&mut buffer) {
-                            break 'connection format!("unreadable stream: {error}");
+                            break 'connection unreadable(&error, inbound_ceiling);
                         }
                         break 'connection "the client closed the connection".to_owned();
                     }
@@ -162,4 +163,13 @@ pub(crate) async fn serve(
     // A closed connection cancels all of its calls; their tasks end without replying.
     cancellation.cancel();
     session.in_flight.cancel_all();
+}
+
+/// Why a byte stream cannot go on, for the log: an oversize message says where the limit
+/// comes from, so a host that sends large arguments knows which option to raise.
+fn unreadable(error: &crate::wire::WireError, inbound_ceiling: usize) -> String {
+    format!(
+        "unreadable stream: {error} (messages are read up to {inbound_ceiling} bytes: twice \
+         maxArgumentBytes plus 64 KiB, at most maxFrameBytes)"
+    )
 }
