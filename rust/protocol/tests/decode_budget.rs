@@ -200,3 +200,29 @@ fn ordinary_messages_decode_within_the_budget() {
     let bytes = serde_json::to_vec(&message).unwrap();
     assert_eq!(parse_strict(&bytes).unwrap(), message);
 }
+
+#[test]
+fn lists_that_declare_more_items_than_they_have_are_charged_for_what_they_reserve() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // Non-strict mode accepts fewer items than declared; each list still reserves room for
+    // the declared count (up to 1,024), which the budget counts.
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("a{i}[1000]:\n  - 1\n"));
+    }
+    let lenient = DecodeOptions {
+        strict: false,
+        ..DecodeOptions::default()
+    };
+    let (result, peak) = peak_of(|| toon::decode(&text, &lenient));
+    assert!(
+        result
+            .unwrap_err()
+            .message()
+            .contains("would take more than"),
+        "refused"
+    );
+    assert!(peak <= bound(text.len()), "peak {peak} bytes");
+}

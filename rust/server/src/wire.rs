@@ -128,8 +128,8 @@ impl Decoder for WireDecoder {
 /// Decodes one payload into a JSON-RPC value within `limits`; the error text is for logs
 /// only (the client gets the standard "Parse error").
 ///
-/// The value may take at most [`decode_budget`]`(payload.len())` bytes (16 × the payload
-/// + 1 MiB), counted while it is built, so a payload that would expand past that is refused
+/// The value may take at most [`decode_budget`]`(payload.len())` bytes (16 bytes per
+/// payload byte plus 1 MiB), counted while it is built, so a payload that would expand past that is refused
 /// before the memory is taken — this runs before authentication. The budget is fixed, not
 /// an option.
 pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Result<Value, String> {

@@ -340,9 +340,17 @@ impl<'t> Parser<'t> {
             }
             Slot::Key(key, line, offset) => self.insert(key, value, &line, offset),
             Slot::Push => {
-                if let Some(Frame::List { header, .. }) = self.frames.last() {
-                    let header = *header;
-                    self.charge(&header, NODE_BYTES)?;
+                let Some(Frame::List { items, header, .. }) = self.frames.last() else {
+                    return Ok(());
+                };
+                // The items' vector is charged for what it reserves: its first capacity
+                // when the list opened, then each doubling before it happens.
+                if items.len() == items.capacity() {
+                    let (more, header) = (items.capacity().max(4), *header);
+                    self.charge(&header, more * NODE_BYTES)?;
+                    if let Some(Frame::List { items, .. }) = self.frames.last_mut() {
+                        items.reserve_exact(more);
+                    }
                 }
                 if let Some(Frame::List { items, .. }) = self.frames.last_mut() {
                     items.push(value);
@@ -657,6 +665,7 @@ impl<'t> Parser<'t> {
                 .length
                 .min(self.lines.remaining_bytes() / 2 + 1)
                 .min(1024);
+            self.charge(line, capacity * NODE_BYTES)?;
             return self.push_frame(
                 Frame::List {
                     items: Vec::with_capacity(capacity),
