@@ -8,12 +8,16 @@
 //!
 //! Nesting is capped at [`MAX_DEPTH`] so a hostile document cannot exhaust the stack;
 //! invalid UTF-8 and lone surrogate escapes are rejected as `serde_json` rejects them.
+//! What the value takes is counted while it is built and capped by a budget (see
+//! [`crate::budget`]), so a dense document cannot expand into a huge value.
 
 use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+
+use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
 
 /// The deepest nesting of arrays and objects accepted: a top-level container is at
 /// depth 1. `serde_json` itself stops at 128, so the limit is enforced here first,
@@ -32,6 +36,8 @@ pub enum JsonErrorKind {
     DuplicateKey,
     /// Arrays and objects are nested deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// The value would take more bytes than the decode budget allows.
+    TooLarge,
 }
 
 /// Why bytes were not accepted as JSON, with the position where it was noticed.
@@ -71,15 +77,28 @@ impl std::error::Error for JsonError {
     }
 }
 
-/// Parses one JSON document, rejecting duplicate keys and nesting deeper than
-/// [`MAX_DEPTH`]. Whitespace around the document is allowed; anything else after it
-/// is not.
+/// Parses one JSON document, rejecting duplicate keys, nesting deeper than
+/// [`MAX_DEPTH`] and a value that would take more than
+/// [`decode_budget`]`(bytes.len())` bytes (16 × its size + 1 MiB). Whitespace around
+/// the document is allowed; anything else after it is not.
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
+    parse_strict_within(bytes, decode_budget(bytes.len()))
+}
+
+/// [`parse_strict`] with a decode budget of `max_decoded_bytes` (`usize::MAX`: none).
+pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Value, JsonError> {
     let violation = Cell::new(None);
+    let budget = Budget::new(max_decoded_bytes);
+    let limit = Limit {
+        budget: &budget,
+        max_decoded_bytes,
+        input_len: bytes.len(),
+    };
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = StrictValue {
         depth: 0,
         violation: &violation,
+        limit: &limit,
     }
     .deserialize(&mut de)
     .and_then(|value| de.end().map(|()| value));
@@ -114,6 +133,14 @@ struct StrictValue<'a> {
     /// How many containers enclose the value about to be read.
     depth: usize,
     violation: &'a Cell<Option<JsonErrorKind>>,
+    limit: &'a Limit<'a>,
+}
+
+/// The decode budget of one document.
+struct Limit<'a> {
+    budget: &'a Budget,
+    max_decoded_bytes: usize,
+    input_len: usize,
 }
 
 impl StrictValue<'_> {
@@ -127,6 +154,19 @@ impl StrictValue<'_> {
             )));
         }
         Ok(Self { depth, ..self })
+    }
+
+    /// Takes `bytes` from the budget, or fails once it is spent.
+    #[inline]
+    fn charge<E: de::Error>(self, bytes: usize) -> Result<(), E> {
+        if self.limit.budget.take(bytes) {
+            return Ok(());
+        }
+        self.violation.set(Some(JsonErrorKind::TooLarge));
+        Err(E::custom(over_budget(
+            self.limit.max_decoded_bytes,
+            self.limit.input_len,
+        )))
     }
 }
 
@@ -169,18 +209,26 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
             .ok_or_else(|| E::custom("number is not finite"))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.charge(v.len())?;
         Ok(Value::String(v.to_owned()))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.charge(v.len())?;
         Ok(Value::String(v))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let member = self.nested()?;
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        let mut items: Vec<Value> = Vec::new();
         while let Some(item) = seq.next_element_seed(member)? {
+            // The vector grows by doubling, and what it reserves is what is charged.
+            if items.len() == items.capacity() {
+                let more = items.capacity().max(4);
+                self.charge(more * NODE_BYTES)?;
+                items.reserve_exact(more);
+            }
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -190,6 +238,7 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
         let member = self.nested()?;
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            self.charge(ENTRY_BYTES + key.len())?;
             if object.contains_key(&key) {
                 self.violation.set(Some(JsonErrorKind::DuplicateKey));
                 return Err(de::Error::custom(format_args!("duplicate key `{key}`")));

@@ -5,6 +5,7 @@
 //! Everything here is a pure function of bytes in and bytes (or values) out, so the same
 //! code serves the server, the bridge, the CLI, the fuzzers and the benchmarks.
 
+pub mod budget;
 pub mod contract;
 pub mod frame;
 pub mod json;

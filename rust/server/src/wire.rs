@@ -2,6 +2,7 @@
 //! newline-delimited JSON (for stock Unix-socket bridges). The first byte decides.
 
 use bytes::{BufMut, Bytes, BytesMut};
+use ide_mcp_protocol::budget::decode_budget;
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, FrameError};
 use ide_mcp_protocol::ndjson::{LineDecoder, LineError};
 use ide_mcp_protocol::{json, toon};
@@ -126,16 +127,25 @@ impl Decoder for WireDecoder {
 
 /// Decodes one payload into a JSON-RPC value within `limits`; the error text is for logs
 /// only (the client gets the standard "Parse error").
+///
+/// The value may take at most [`decode_budget`]`(payload.len())` bytes (16 bytes per
+/// payload byte plus 1 MiB), counted while it is built, so a payload that would expand past that is refused
+/// before the memory is taken — this runs before authentication. The budget is fixed, not
+/// an option.
 pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Result<Value, String> {
+    let budget = decode_budget(payload.len());
     let value = match wire {
         Wire::Frames => {
             let options = toon::DecodeOptions {
                 max_depth: limits.max_depth,
+                max_decoded_bytes: Some(budget),
                 ..toon::DecodeOptions::default()
             };
             toon::decode_bytes(payload, &options).map_err(|error| error.to_string())?
         }
-        Wire::Lines => json::parse_strict(payload).map_err(|error| error.to_string())?,
+        Wire::Lines => {
+            json::parse_strict_within(payload, budget).map_err(|error| error.to_string())?
+        }
     };
     limits.check(&value)?;
     Ok(value)

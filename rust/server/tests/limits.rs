@@ -271,3 +271,28 @@ fn a_result_over_the_size_cap_is_an_error_result() {
     well_behaved_client_is_served(&servers);
     servers.stop();
 }
+
+#[test]
+fn a_payload_that_would_expand_past_the_decode_budget_is_a_parse_error() {
+    let servers = servers_with(|_| {});
+    // No token: the payload is decoded before authentication. A 1 MiB table key that
+    // every one of 2,000 rows would copy (2 GB of keys) is refused while decoding.
+    let key = "k".repeat(1024 * 1024);
+    let mut payload = format!("items[2000]{{{key}}}:\n");
+    for _ in 0..2000 {
+        payload.push_str("  1\n");
+    }
+    let mut frame = format!("{}\n", payload.len()).into_bytes();
+    frame.extend_from_slice(payload.as_bytes());
+    let mut client = servers.client();
+    let started = Instant::now();
+    client.send_raw_bytes(&frame).unwrap();
+    let reply = client.read_message().unwrap().unwrap();
+    assert_eq!(reply["error"]["code"], -32700);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The same connection goes on, and so does the server.
+    let pong = client.request("ping", json!({})).unwrap();
+    assert!(pong.get("result").is_some(), "{pong}");
+    well_behaved_client_is_served(&servers);
+    servers.stop();
+}

@@ -4,6 +4,8 @@
 //! or the default nesting limit) and the encoder's delimiter; the rest is the
 //! document. Properties checked:
 //! - decoding never panics, hangs or overflows the stack;
+//! - decoding never holds more heap than twice the decode budget of the input
+//!   (`ide_mcp_protocol::budget::decode_budget`), measured by a counting allocator;
 //! - an accepted document's value encodes to text that strict decoding accepts
 //!   and turns back into the same value (numbers compared by value).
 
@@ -12,9 +14,54 @@
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ide_mcp_protocol::budget::decode_budget;
 use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use libfuzzer_sys::fuzz_target;
 use support::same_value;
+
+/// Counts the heap Rust code holds, and the most it held since the last reset.
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let now = CURRENT.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            grew(layout.size());
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(pointer, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        if !moved.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        moved
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, document)) = data.split_first() else {
@@ -24,13 +71,24 @@ fuzz_target!(|data: &[u8]| {
         strict: selector & 1 == 0,
         indent: 1 + usize::from((selector >> 1) & 3),
         max_depth: if selector & 8 == 0 { 128 } else { 6 },
+        max_decoded_bytes: None,
     };
     let delimiter = match (selector >> 4) % 3 {
         0 => Delimiter::Comma,
         1 => Delimiter::Tab,
         _ => Delimiter::Pipe,
     };
-    let Ok(value) = toon::decode_bytes(document, &options) else {
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let decoded = toon::decode_bytes(document, &options);
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let bound = 2 * decode_budget(document.len());
+    assert!(
+        peak <= bound,
+        "decoding {} bytes held {peak} bytes of heap, more than {bound}",
+        document.len()
+    );
+    let Ok(value) = decoded else {
         return;
     };
     let encoded = toon::encode(

@@ -20,6 +20,7 @@ use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
 use super::quote::decode_quoted;
 use super::scan::{Line, Lines};
+use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
 
 /// Where a finished container goes.
 enum Slot {
@@ -74,12 +75,19 @@ struct Parser<'t> {
     entries: Vec<(String, Value)>,
     /// Reused buffer for the cells of one row.
     cells: Vec<Value>,
+    /// What the value built so far may still take (see [`crate::budget`]).
+    budget: Budget,
+    /// The whole budget, for the error message.
+    max_decoded_bytes: usize,
 }
 
 pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
     if options.indent == 0 {
         return Err(DecodeError::new(1, 1, "indent must be at least 1"));
     }
+    let max_decoded_bytes = options
+        .max_decoded_bytes
+        .unwrap_or_else(|| decode_budget(text.len()));
     let mut parser = Parser {
         text,
         lines: Lines::new(text, options.indent, options.strict),
@@ -90,6 +98,8 @@ pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, Decod
         result: None,
         entries: Vec::with_capacity(16),
         cells: Vec::new(),
+        budget: Budget::new(max_decoded_bytes),
+        max_decoded_bytes,
     };
     parser.document()
 }
@@ -118,6 +128,15 @@ impl<'t> Parser<'t> {
                 line.depth
             ),
         )
+    }
+
+    /// Takes `bytes` from the budget, or fails at `line` once it is spent.
+    #[inline]
+    fn charge(&self, line: &Line, bytes: usize) -> Result<(), DecodeError> {
+        if self.budget.take(bytes) {
+            return Ok(());
+        }
+        Err(self.error_line(line, over_budget(self.max_decoded_bytes, self.text.len())))
     }
 
     fn content(&self, line: &Line) -> &'t str {
@@ -321,6 +340,18 @@ impl<'t> Parser<'t> {
             }
             Slot::Key(key, line, offset) => self.insert(key, value, &line, offset),
             Slot::Push => {
+                let Some(Frame::List { items, header, .. }) = self.frames.last() else {
+                    return Ok(());
+                };
+                // The items' vector is charged for what it reserves: its first capacity
+                // when the list opened, then each doubling before it happens.
+                if items.len() == items.capacity() {
+                    let (more, header) = (items.capacity().max(4), *header);
+                    self.charge(&header, more * NODE_BYTES)?;
+                    if let Some(Frame::List { items, .. }) = self.frames.last_mut() {
+                        items.reserve_exact(more);
+                    }
+                }
                 if let Some(Frame::List { items, .. }) = self.frames.last_mut() {
                     items.push(value);
                 }
@@ -349,6 +380,7 @@ impl<'t> Parser<'t> {
         line: &Line,
         offset: usize,
     ) -> Result<(), DecodeError> {
+        self.charge(line, ENTRY_BYTES + key.len())?;
         let Some(Frame::Object { start, map, .. }) = self.frames.last_mut() else {
             return Ok(());
         };
@@ -633,6 +665,7 @@ impl<'t> Parser<'t> {
                 .length
                 .min(self.lines.remaining_bytes() / 2 + 1)
                 .min(1024);
+            self.charge(line, capacity * NODE_BYTES)?;
             return self.push_frame(
                 Frame::List {
                     items: Vec::with_capacity(capacity),
@@ -656,7 +689,11 @@ impl<'t> Parser<'t> {
         start: usize,
         end: usize,
     ) -> Result<Value, DecodeError> {
-        let mut values = Vec::with_capacity(header.length.min(end - start + 1));
+        let capacity = header
+            .length
+            .min(end - start + 1)
+            .min(self.budget.nodes_left());
+        let mut values = Vec::with_capacity(capacity);
         self.split_cells(line, start, end, header.delimiter, &mut values)?;
         if self.strict && values.len() != header.length {
             return Err(self.count_error(line, header.length, values.len(), "inline values"));
@@ -675,7 +712,14 @@ impl<'t> Parser<'t> {
         };
         let row_depth = self.content_depth(base_depth)?;
         let delimiter = header.delimiter;
-        let mut rows = Vec::with_capacity(header.length.min(self.lines.remaining_bytes() / 2 + 1));
+        // Every row is an array element and an object of the fields, whose keys are copied
+        // into each row: charged before the row is built, so a long key cannot multiply.
+        let row_cost = NODE_BYTES + fields_cost(fields);
+        let capacity = header
+            .length
+            .min(self.lines.remaining_bytes() / 2 + 1)
+            .min(self.budget.nodes_left());
+        let mut rows = Vec::with_capacity(capacity);
         let mut first_row = None;
         let mut last_row = line.number;
         while !self.strict || rows.len() < header.length {
@@ -694,6 +738,7 @@ impl<'t> Parser<'t> {
             self.lines.next()?;
             first_row.get_or_insert(next.number);
             last_row = next.number;
+            self.charge(&next, row_cost)?;
             let row = self.row_object(&next, next.content, fields, delimiter)?;
             rows.push(row);
         }
@@ -773,6 +818,7 @@ impl<'t> Parser<'t> {
             self.lines.next()?;
             first_entry.get_or_insert(next.number);
             last_entry = next.number;
+            self.charge(&next, ENTRY_BYTES + key.len() + fields_cost(fields))?;
             let cells_from = next.content + after_colon;
             let value = self.row_object(&next, cells_from, fields, header.delimiter)?;
             match map.entry(key) {
@@ -820,6 +866,9 @@ impl<'t> Parser<'t> {
             self.cells = cells;
             return Err(error);
         }
+        // The cells were charged as array elements while split; they now sit in the row's
+        // entries, which are charged already.
+        self.budget.give_back(cells.len() * NODE_BYTES);
         let row = build_row(fields, &mut cells);
         self.cells = cells;
         Ok(row)
@@ -839,6 +888,7 @@ impl<'t> Parser<'t> {
         let mut cell_start = start;
         loop {
             let cell_end = find_unquoted(bytes, delim, cell_start).unwrap_or(end);
+            self.charge(line, NODE_BYTES)?;
             out.push(self.primitive(line, cell_start, cell_end)?);
             if cell_end >= end {
                 return Ok(());
@@ -868,17 +918,39 @@ impl<'t> Parser<'t> {
                         "unexpected characters after closing quote",
                     ));
                 }
+                self.charge(line, text.len())?;
                 Ok(Value::String(text))
             }
             b't' if token == "true" => Ok(Value::Bool(true)),
             b'f' if token == "false" => Ok(Value::Bool(false)),
             b'n' if token == "null" => Ok(Value::Null),
-            b'-' | b'0'..=b'9' => {
-                Ok(decode_number(token).unwrap_or_else(|| Value::String(token.to_owned())))
+            b'-' | b'0'..=b'9' => match decode_number(token) {
+                Some(number) => Ok(number),
+                None => {
+                    self.charge(line, token.len())?;
+                    Ok(Value::String(token.to_owned()))
+                }
+            },
+            _ => {
+                self.charge(line, token.len())?;
+                Ok(Value::String(token.to_owned()))
             }
-            _ => Ok(Value::String(token.to_owned())),
         }
     }
+}
+
+/// What the objects of one row take besides their cells: an entry and a key copy for every
+/// field and every group.
+fn fields_cost(fields: &Fields) -> usize {
+    fields
+        .ops
+        .iter()
+        .map(|op| match op {
+            FieldOp::Leaf(name) => ENTRY_BYTES + name.len(),
+            FieldOp::Open(name) => ENTRY_BYTES + name.len(),
+            FieldOp::Close => 0,
+        })
+        .fold(0, usize::saturating_add)
 }
 
 /// Materialises one row: leaves take cells in order, groups become nested objects.

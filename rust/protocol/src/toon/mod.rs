@@ -20,6 +20,9 @@
 //!   non-strict mode, on request, follows the spec: the last one wins.
 //! - Nesting beyond [`DecodeOptions::max_depth`] is an error. Neither direction
 //!   recurses over the document's nesting, so no input can exhaust the stack.
+//! - What the decoded value takes is counted while it is built and capped by
+//!   [`DecodeOptions::max_decoded_bytes`] (by default 16 bytes per byte of the
+//!   document plus 1 MiB, see [`crate::budget`]), so no document expands past it.
 
 mod decode;
 mod encode;

@@ -76,6 +76,11 @@ pub struct DecodeOptions {
     /// Deepest nesting of objects and arrays accepted (default 128). Deeper
     /// documents are rejected before they can exhaust memory or stack.
     pub max_depth: usize,
+    /// The most bytes the decoded value may take, counted while it is built (strings,
+    /// array elements, object entries and their keys; see [`crate::budget`]). `None`, the
+    /// default, is [`crate::budget::decode_budget`] of the document's length
+    /// (16 × its size + 1 MiB); `Some(usize::MAX)` turns the budget off.
+    pub max_decoded_bytes: Option<usize>,
 }
 
 impl Default for DecodeOptions {
@@ -84,6 +89,7 @@ impl Default for DecodeOptions {
             indent: 2,
             strict: true,
             max_depth: 128,
+            max_decoded_bytes: None,
         }
     }
 }

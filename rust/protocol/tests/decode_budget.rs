@@ -1,0 +1,228 @@
+//! The decode budget holds while decoding: a message that would expand into a huge value is
+//! refused before the value exists. A counting allocator measures the peak heap of each
+//! hostile decode, which is what shows the check runs during the decode and not after it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use ide_mcp_protocol::budget::decode_budget;
+use ide_mcp_protocol::json::{parse_strict, JsonErrorKind};
+use ide_mcp_protocol::toon::{self, DecodeOptions};
+use serde_json::json;
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let pointer = unsafe { System.alloc(layout) };
+        if !pointer.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(pointer, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        if !moved.is_null() {
+            if new_size >= layout.size() {
+                let grown = new_size - layout.size();
+                let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
+                // A moving realloc holds both blocks for a moment.
+                PEAK.fetch_max(now + layout.size().min(new_size), Ordering::Relaxed);
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        moved
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One measurement at a time: the tests of this file share the counters.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// Runs `decode` and returns its result with the most heap it held above what was
+/// allocated before it started.
+fn peak_of<T>(decode: impl FnOnce() -> T) -> (T, usize) {
+    let before = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let result = decode();
+    (result, PEAK.load(Ordering::Relaxed) - before)
+}
+
+/// The bound the tests hold a hostile decode to: the budget, plus as much again for the
+/// growth slack of vectors and maps and a moving reallocation.
+fn bound(input_len: usize) -> usize {
+    2 * decode_budget(input_len)
+}
+
+/// `items[2000]{<1 MiB key>}:` and 2,000 one-cell rows: every row would copy the key.
+fn long_key_table() -> String {
+    let key = "k".repeat(1024 * 1024);
+    let mut text = format!("items[2000]{{{key}}}:\n");
+    for _ in 0..2000 {
+        text.push_str("  1\n");
+    }
+    text
+}
+
+#[test]
+fn a_table_whose_key_every_row_copies_is_refused_within_the_bound() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    let text = long_key_table();
+    let started = Instant::now();
+    let (result, peak) = peak_of(|| toon::decode(&text, &DecodeOptions::default()));
+    let elapsed = started.elapsed();
+    let error = result.unwrap_err();
+    assert!(
+        error.message().contains(&format!(
+            "would take more than {} bytes to decode",
+            decode_budget(text.len())
+        )),
+        "{error}"
+    );
+    assert!(error.message().ends_with("send less"), "{error}");
+    assert!(
+        peak <= bound(text.len()),
+        "peak {peak} bytes for {} input bytes",
+        text.len()
+    );
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    eprintln!(
+        "long-key table: {} input bytes, peak {peak} bytes, {elapsed:?}",
+        text.len()
+    );
+}
+
+#[test]
+fn a_dense_json_array_is_refused_within_the_bound() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // `{"a":[0,0,0,…]}`, 32 MiB: 32+ bytes of value for every 2 bytes of input.
+    let mut bytes = b"{\"a\":[0".to_vec();
+    while bytes.len() < 32 * 1024 * 1024 {
+        bytes.extend_from_slice(b",0");
+    }
+    bytes.extend_from_slice(b"]}");
+    let (result, peak) = peak_of(|| parse_strict(&bytes));
+    let error = result.unwrap_err();
+    assert_eq!(error.kind(), JsonErrorKind::TooLarge, "{error}");
+    assert!(
+        error.to_string().contains(&format!(
+            "would take more than {} bytes to decode",
+            decode_budget(bytes.len())
+        )),
+        "{error}"
+    );
+    assert!(
+        peak <= bound(bytes.len()),
+        "peak {peak} bytes for {} input bytes",
+        bytes.len()
+    );
+    eprintln!("dense JSON: {} input bytes, peak {peak} bytes", bytes.len());
+}
+
+#[test]
+fn the_same_dense_array_as_toon_is_refused_within_the_bound() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    let count = 8 * 1024 * 1024;
+    let mut text = format!("a[{count}]: 0");
+    for _ in 1..count {
+        text.push_str(",0");
+    }
+    let (result, peak) = peak_of(|| toon::decode(&text, &DecodeOptions::default()));
+    let error = result.unwrap_err();
+    assert!(error.message().contains("would take more than"), "{error}");
+    assert!(peak <= bound(text.len()), "peak {peak} bytes");
+}
+
+#[test]
+fn the_budget_can_be_set_or_turned_off() {
+    let text = "a: hello\nb[3]: 1,2,3";
+    let tight = DecodeOptions {
+        max_decoded_bytes: Some(64),
+        ..DecodeOptions::default()
+    };
+    assert!(toon::decode(text, &tight)
+        .unwrap_err()
+        .message()
+        .contains("would take more than 64 bytes"));
+    let off = DecodeOptions {
+        max_decoded_bytes: Some(usize::MAX),
+        ..DecodeOptions::default()
+    };
+    assert_eq!(
+        toon::decode(text, &off).unwrap(),
+        json!({"a": "hello", "b": [1, 2, 3]})
+    );
+    let json_error =
+        ide_mcp_protocol::json::parse_strict_within(br#"{"a":"hello"}"#, 16).unwrap_err();
+    assert_eq!(json_error.kind(), JsonErrorKind::TooLarge);
+}
+
+#[test]
+fn ordinary_messages_decode_within_the_budget() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // A tools/call with a table of arguments and a long text, as a client sends it.
+    let rows: Vec<_> = (0..2000)
+        .map(|i| json!({"id": i, "name": format!("file{i}.rs"), "line": i * 3, "ok": true}))
+        .collect();
+    let message = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "edit", "arguments": {"rows": rows, "text": "x".repeat(100_000)}}
+    });
+    let text = toon::encode(&message, &toon::EncodeOptions::default());
+    assert_eq!(
+        toon::decode(&text, &DecodeOptions::default()).unwrap(),
+        message
+    );
+    let bytes = serde_json::to_vec(&message).unwrap();
+    assert_eq!(parse_strict(&bytes).unwrap(), message);
+}
+
+#[test]
+fn lists_that_declare_more_items_than_they_have_are_charged_for_what_they_reserve() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // Non-strict mode accepts fewer items than declared; each list still reserves room for
+    // the declared count (up to 1,024), which the budget counts.
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("a{i}[1000]:\n  - 1\n"));
+    }
+    let lenient = DecodeOptions {
+        strict: false,
+        ..DecodeOptions::default()
+    };
+    let (result, peak) = peak_of(|| toon::decode(&text, &lenient));
+    assert!(
+        result
+            .unwrap_err()
+            .message()
+            .contains("would take more than"),
+        "refused"
+    );
+    assert!(peak <= bound(text.len()), "peak {peak} bytes");
+}
