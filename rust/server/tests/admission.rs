@@ -202,35 +202,7 @@ fn a_child_of_a_launched_client_is_admitted_and_a_stranger_is_not() {
     let servers = start(host.clone(), Duration::from_millis(500));
     let socket = servers.socket(ide_mcp_server::ServerName::Code);
     let token = std::fs::read_to_string(socket.with_file_name(TOKEN_FILE_NAME)).unwrap();
-    let script = r#"
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"%s":"%s"}}}\n' % (sys.argv[3], sys.argv[2])
-s.sendall(line.encode())
-s.settimeout(10)
-data = b""
-try:
-    while not data.endswith(b"\n"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-except OSError:
-    pass
-print("answered" if b'"result"' in data else "closed")
-"#;
-    let run_child = || {
-        let output = Command::new("python3")
-            .arg("-c")
-            .arg(script)
-            .arg(&socket)
-            .arg(&token)
-            .arg(TOKEN_META_KEY)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
-    };
+    let run_child = || outcome_of(spawn_pinging_child(&socket, &token));
     // A stranger (no one vouches for it): announced, never answered, closed.
     assert_eq!(run_child(), "closed");
     assert_eq!(host.prompts.load(Ordering::SeqCst), 1);
