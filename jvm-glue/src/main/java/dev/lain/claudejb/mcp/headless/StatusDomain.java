@@ -77,10 +77,11 @@ final class StatusDomain {
             entry.put("client", record.clientName().orElse(null));
             entry.put("pid", record.clientPid().isPresent() ? record.clientPid().getAsInt() : null);
             entry.put("tool", record.server().wireName() + "/" + record.domain() + "/" + record.tool());
-            entry.put("arguments", record.argumentNames());
             entry.put("verdict", record.verdict().name().toLowerCase(java.util.Locale.ROOT));
             entry.put("reason", record.reason());
             entry.put("millis", record.duration().toMillis());
+            // The names of its arguments only, never their values (as the audit log holds them).
+            entry.put("arguments", String.join(" ", record.argumentNames()));
             verdicts.add(entry);
         }
         result.put("auditRecords", audit.size());
