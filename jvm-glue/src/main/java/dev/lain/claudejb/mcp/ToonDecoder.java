@@ -93,6 +93,8 @@ final class ToonDecoder {
     final boolean strict;
     final List<Frame> frames = new ArrayList<>();
     final DecodeBudget budget;
+    /** The cells of the row being read, reused from row to row. */
+    final List<Object> rowCells = new ArrayList<>();
     Object result;
     boolean hasResult;
 
@@ -637,7 +639,8 @@ final class ToonDecoder {
     }
 
     Map<String, Object> rowObject(Line line, int from, Fields fields, char delimiter) {
-        List<Object> cells = new ArrayList<>(fields.leafCount);
+        List<Object> cells = rowCells;
+        cells.clear();
         int trimmedFrom = skipSpaces(text, from, line.end);
         if (trimmedFrom < line.end) {
             splitCells(line, trimmedFrom, line.end, delimiter, cells);
@@ -648,10 +651,23 @@ final class ToonDecoder {
         // The cells were charged as elements while split; they now sit in the row's entries,
         // which are charged already.
         budget.giveBack(cells.size() * DecodeBudget.ELEMENT_BYTES);
-        // Leaves take cells in order; groups become nested objects.
+        Map<String, Object> row = buildRow(fields, cells);
+        cells.clear();
+        return row;
+    }
+
+    /** Leaves take cells in order; groups become nested objects. */
+    static Map<String, Object> buildRow(Fields fields, List<Object> cells) {
+        Map<String, Object> current = new LinkedHashMap<>();
+        if (fields.groupDepth == 0) {
+            int cell = 0;
+            for (Column op : fields.ops) {
+                current.put(op.name, cells.get(cell++));
+            }
+            return current;
+        }
         List<Map<String, Object>> open = new ArrayList<>();
         List<String> openNames = new ArrayList<>();
-        Map<String, Object> current = new LinkedHashMap<>();
         Iterator<Object> cell = cells.iterator();
         for (Column op : fields.ops) {
             if (op == Column.CLOSE) {
@@ -695,7 +711,6 @@ final class ToonDecoder {
             return "";
         }
         char first = text.charAt(tokenStart);
-        String token = text.substring(tokenStart, tokenEnd);
         if (first == '"') {
             Object[] quoted;
             try {
@@ -709,6 +724,7 @@ final class ToonDecoder {
             charge(line, DecodeBudget.string(((String) quoted[0]).length()));
             return quoted[0];
         }
+        String token = text.substring(tokenStart, tokenEnd);
         if (token.equals("true")) {
             return Boolean.TRUE;
         }

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.Test;
@@ -273,24 +272,29 @@ public class DecodeBudgetTest {
 
     // ----- a client reading such a reply -----
 
-    /** Serves one connection: reads the first request, answers {@code reply}, keeps it open. */
-    private static CompletableFuture<Void> serveOnce(ServerSocketChannel server, byte[] reply) {
-        return CompletableFuture.runAsync(() -> {
+    /**
+     * Serves one connection on a thread of its own (joined by the test, so no thread outlives
+     * it): reads the first request, answers {@code reply}, and holds the connection open until
+     * the client closes it, so the client's failure is the decode's.
+     */
+    private static Thread serveOnce(ServerSocketChannel server, byte[] reply) {
+        Thread thread = new Thread(() -> {
             try (SocketChannel connection = server.accept()) {
-                ByteBuffer request = ByteBuffer.allocate(64 * 1024);
-                if (connection.read(request) <= 0) {
+                if (connection.read(ByteBuffer.allocate(64 * 1024)) <= 0) {
                     return;
                 }
                 ByteBuffer answer = ByteBuffer.wrap(reply);
                 while (answer.hasRemaining()) {
                     connection.write(answer);
                 }
-                // Held open until the client gives up, so the failure is the decode's.
                 connection.read(ByteBuffer.allocate(1));
             } catch (IOException ignored) {
                 // The client closed the connection.
             }
-        });
+        }, "decode-budget-server");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
     }
 
     private static void aClientGetsAnIoException(McpClient.Wire wire, byte[] reply) throws Exception {
@@ -299,7 +303,7 @@ public class DecodeBudgetTest {
         Files.write(directory.resolve(Contract.TOKEN_FILE_NAME), "token".getBytes(StandardCharsets.UTF_8));
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
-            CompletableFuture<Void> served = serveOnce(server, reply);
+            Thread served = serveOnce(server, reply);
             try (McpClient client = McpClient.connect(socket, wire).timeout(Duration.ofSeconds(30))) {
                 client.ping();
                 fail("a ping was answered");
@@ -311,7 +315,8 @@ public class DecodeBudgetTest {
                 assertTrue(messages.toString(), messages.toString().contains("bytes to decode"));
                 assertTrue(messages.toString(), !messages.toString().contains("OutOfMemoryError"));
             }
-            served.get(10, TimeUnit.SECONDS);
+            served.join(TimeUnit.SECONDS.toMillis(10));
+            assertTrue("the server thread ended", !served.isAlive());
         } finally {
             TestSupport.deleteRecursively(directory);
         }
