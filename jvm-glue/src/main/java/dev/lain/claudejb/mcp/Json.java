@@ -12,8 +12,10 @@ import java.util.Map;
  *
  * <p>Values map to {@link Map} (insertion-ordered), {@link List}, {@link String},
  * {@link BigDecimal}, {@link Boolean} and {@code null}. The reader rejects duplicate keys (a
- * guard and a handler must never see different arguments), trailing data and nesting deeper
- * than {@link #MAX_DEPTH}.
+ * guard and a handler must never see different arguments), trailing data, nesting deeper
+ * than {@link #MAX_DEPTH}, and text whose value would take more than {@code 16 × its length
+ * + 1 MiB} bytes of heap: what the value takes is counted while it is built, so a dense
+ * document (a long array of one-digit numbers) is refused before it exists.
  */
 public final class Json {
     /** The deepest nesting {@link #parse} accepts. */
@@ -31,9 +33,17 @@ public final class Json {
         }
     }
 
-    /** Parses one JSON value; {@link ParseException} for anything else. */
+    /**
+     * Parses one JSON value; {@link ParseException} for anything else, and for a value that would
+     * take more than {@code 16 × text.length() + 1 MiB} bytes.
+     */
     public static Object parse(String text) {
-        Reader reader = new Reader(text);
+        return parse(text, DecodeBudget.defaultFor(text.length()));
+    }
+
+    /** {@link #parse(String)} within {@code maxDecodedBytes} ({@link DecodeBudget#UNLIMITED}: none). */
+    static Object parse(String text, long maxDecodedBytes) {
+        Reader reader = new Reader(text, new DecodeBudget(maxDecodedBytes, text.length()));
         reader.skipWhitespace();
         Object value = reader.value(0);
         reader.skipWhitespace();
@@ -162,10 +172,19 @@ public final class Json {
 
     private static final class Reader {
         private final String text;
+        private final DecodeBudget budget;
         private int at;
 
-        Reader(String text) {
+        Reader(String text, DecodeBudget budget) {
             this.text = text;
+            this.budget = budget;
+        }
+
+        /** Takes {@code bytes} from the budget, or fails once it is spent. */
+        private void charge(long bytes) {
+            if (!budget.take(bytes)) {
+                throw new ParseException(budget.message(), at);
+            }
         }
 
         void skipWhitespace() {
@@ -211,6 +230,7 @@ public final class Json {
         }
 
         private Map<String, Object> object(int depth) {
+            charge(DecodeBudget.CONTAINER_BYTES);
             Map<String, Object> object = new LinkedHashMap<>();
             at++;
             skipWhitespace();
@@ -232,6 +252,7 @@ public final class Json {
                 if (object.containsKey(key)) {
                     throw new ParseException("duplicate key \"" + key + "\"", keyAt);
                 }
+                charge(DecodeBudget.ENTRY_BYTES);
                 object.put(key, value);
                 skipWhitespace();
                 char c = next();
@@ -245,6 +266,7 @@ public final class Json {
         }
 
         private List<Object> array(int depth) {
+            charge(DecodeBudget.CONTAINER_BYTES);
             List<Object> array = new ArrayList<>();
             at++;
             skipWhitespace();
@@ -254,6 +276,7 @@ public final class Json {
             }
             while (true) {
                 skipWhitespace();
+                charge(DecodeBudget.ELEMENT_BYTES);
                 array.add(value(depth + 1));
                 skipWhitespace();
                 char c = next();
@@ -275,6 +298,7 @@ public final class Json {
                 }
                 char c = text.charAt(at++);
                 if (c == '"') {
+                    charge(DecodeBudget.string(out.length()));
                     return out.toString();
                 }
                 if (c < 0x20) {
@@ -346,7 +370,9 @@ public final class Json {
                     at++;
                 }
             }
-            return new BigDecimal(text.substring(start, at));
+            String token = text.substring(start, at);
+            charge(DecodeBudget.number(token));
+            return new BigDecimal(token);
         }
 
         private static boolean isDigit(char c) {

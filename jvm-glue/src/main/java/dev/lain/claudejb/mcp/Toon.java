@@ -25,6 +25,9 @@ package dev.lain.claudejb.mcp;
  * rejects duplicate keys: a guard and a handler must never see different values for one key.
  * Non-strict mode lets the last duplicate win, as the spec says. Nesting past
  * {@link #MAX_DEPTH} is an error; decoding does not recurse, so no input exhausts the stack.
+ * What the decoded value takes is counted while it is built and capped at
+ * {@code 16 × the text's length + 1 MiB} bytes ({@link DecodeBudget}), the bound the Rust
+ * decoder holds: past it, decoding fails before the value exists.
  */
 final class Toon {
     /** The deepest nesting of objects and arrays accepted by the decoder. */
@@ -58,5 +61,10 @@ final class Toon {
 
     static Object decode(String text, int indent, boolean strict) {
         return ToonDecoder.decode(text, indent, strict);
+    }
+
+    /** Decodes within {@code maxDecodedBytes} of value ({@link DecodeBudget#UNLIMITED}: no limit). */
+    static Object decode(String text, int indent, boolean strict, long maxDecodedBytes) {
+        return ToonDecoder.decode(text, indent, strict, maxDecodedBytes);
     }
 }

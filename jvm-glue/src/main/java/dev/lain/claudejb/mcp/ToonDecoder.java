@@ -27,6 +27,11 @@ import java.util.Map;
  * exhausts the stack. Objects and list-form arrays that span lines are frames on the stack; rows
  * of tabular arrays, keyed tables and inline arrays hold only primitives and are decoded in place.
  * Strict mode rejects duplicate keys; non-strict mode lets the last one win, as the spec says.
+ *
+ * <p>What the value takes is counted while it is built and capped by a {@link DecodeBudget}: every
+ * container, entry, element, string and number is charged before it is added (a table row
+ * before the row is built), so a document that would expand past the budget fails at the line
+ * where it would, before the value exists.
  */
 final class ToonDecoder {
     /** Where a finished container goes: the root, a key of the enclosing object, or the enclosing list. */
@@ -87,21 +92,68 @@ final class ToonDecoder {
     final ToonScan lines;
     final boolean strict;
     final List<Frame> frames = new ArrayList<>();
+    final DecodeBudget budget;
+    /** The cells of the row being read, reused from row to row. */
+    final List<Object> rowCells = new ArrayList<>();
     Object result;
     boolean hasResult;
 
-    /** Decodes {@code text}; {@code indent} is the spaces per level, {@code strict} the mode. */
+    /**
+     * Decodes {@code text}; {@code indent} is the spaces per level, {@code strict} the mode, and
+     * the value may take the default budget ({@link DecodeBudget#defaultFor}).
+     */
     static Object decode(String text, int indent, boolean strict) {
+        return decode(text, indent, strict, DecodeBudget.defaultFor(text.length()));
+    }
+
+    /** {@link #decode(String, int, boolean)} within {@code maxDecodedBytes} ({@link DecodeBudget#UNLIMITED}: none). */
+    static Object decode(String text, int indent, boolean strict, long maxDecodedBytes) {
         if (indent < 1) {
             throw new DecodeException(1, 1, "indent must be at least 1");
         }
-        return new ToonDecoder(text, indent, strict).document();
+        return new ToonDecoder(text, indent, strict, new DecodeBudget(maxDecodedBytes, text.length())).document();
     }
 
-    private ToonDecoder(String text, int indent, boolean strict) {
+    private ToonDecoder(String text, int indent, boolean strict, DecodeBudget budget) {
         this.text = text;
-        this.lines = new ToonScan(text, indent, strict);
+        this.budget = budget;
+        this.lines = new ToonScan(text, indent, strict, budget);
         this.strict = strict;
+    }
+
+    /** Takes {@code bytes} from the budget, or fails at {@code line} once it is spent. */
+    void charge(Line line, long bytes) {
+        if (!budget.take(bytes)) {
+            throw errorLine(line, budget.message());
+        }
+    }
+
+    /** A new empty object, charged. */
+    Map<String, Object> newObject(Line line) {
+        charge(line, DecodeBudget.CONTAINER_BYTES);
+        return new LinkedHashMap<>();
+    }
+
+    /** A new empty list, charged. */
+    List<Object> newList(Line line) {
+        charge(line, DecodeBudget.CONTAINER_BYTES);
+        return new ArrayList<>();
+    }
+
+    /**
+     * What the objects of one row take besides their cells: the row's map, an entry for every
+     * field, and a map and an entry for every group. The field names are the header's strings,
+     * shared by every row.
+     */
+    static long rowCost(Fields fields) {
+        long cost = DecodeBudget.CONTAINER_BYTES;
+        for (Column op : fields.ops) {
+            if (op == Column.CLOSE) {
+                continue;
+            }
+            cost += DecodeBudget.ENTRY_BYTES + (op.open ? DecodeBudget.CONTAINER_BYTES : 0);
+        }
+        return cost;
     }
 
     DecodeException errorAt(Line line, int offset, String message) {
@@ -133,7 +185,8 @@ final class ToonDecoder {
 
     ToonHeader headerAt(Line line, int offset) {
         try {
-            return ToonHeader.parse(text, offset, line.end, Math.max(0, MAX_DEPTH - frames.size()), strict);
+            return ToonHeader.parse(text, offset, line.end, Math.max(0, MAX_DEPTH - frames.size()), strict,
+                    budget);
         } catch (ToonContentError e) {
             throw errorAt(line, e.at, e.getMessage());
         }
@@ -150,7 +203,7 @@ final class ToonDecoder {
     private Object documentUnchecked() {
         Line first = lines.peek();
         if (first == null) {
-            return new LinkedHashMap<String, Object>();
+            return newObject(first);
         }
         if (first.depth != 0) {
             throw overIndented(first, 0);
@@ -159,7 +212,7 @@ final class ToonDecoder {
         if (content.equals("[]")) {
             lines.next();
             checkNesting(first, 1);
-            return finishRoot(new ArrayList<>());
+            return finishRoot(newList(first));
         }
         if (content.startsWith("[")) {
             ToonHeader header = headerAt(first, first.content);
@@ -185,6 +238,7 @@ final class ToonDecoder {
             }
         }
         checkNesting(first, 1);
+        charge(first, DecodeBudget.CONTAINER_BYTES);
         frames.add(Frame.object(Slot.ROOT, 0, 0));
         fieldLine(first, first.content, 0);
         run();
@@ -269,6 +323,7 @@ final class ToonDecoder {
         } else if (slot == Slot.PUSH) {
             Frame top = top();
             if (top != null && !top.isObject) {
+                charge(top.header, DecodeBudget.ELEMENT_BYTES);
                 top.items.add(value);
             }
         } else {
@@ -277,6 +332,7 @@ final class ToonDecoder {
     }
 
     void insert(String key, Object value, Line line, int offset) {
+        charge(line, DecodeBudget.ENTRY_BYTES + DecodeBudget.string(key.length()));
         Frame top = top();
         if (top == null || !top.isObject) {
             return;
@@ -290,6 +346,7 @@ final class ToonDecoder {
 
     void pushFrame(Frame frame, Line line) {
         checkNesting(line, 1);
+        charge(line, DecodeBudget.CONTAINER_BYTES);
         frames.add(frame);
     }
 
@@ -301,13 +358,9 @@ final class ToonDecoder {
         if (first < 0 || !strict) {
             return;
         }
-        for (int blank : lines.blankLines) {
-            if (blank > first) {
-                if (blank < last) {
-                    throw new DecodeException(blank, 1, "blank lines are not allowed inside " + what + " in strict mode");
-                }
-                return;
-            }
+        int blank = lines.firstBlankLineAfter(first);
+        if (blank >= 0 && blank < last) {
+            throw new DecodeException(blank, 1, "blank lines are not allowed inside " + what + " in strict mode");
         }
     }
 
@@ -406,13 +459,13 @@ final class ToonDecoder {
                 return;
             }
             checkNesting(line, 1);
-            insert(key, new LinkedHashMap<String, Object>(), line, from);
+            insert(key, newObject(line), line, from);
             return;
         }
         Object value;
         if (text.substring(valueStart, line.end).equals("[]")) {
             checkNesting(line, 1);
-            value = new ArrayList<>();
+            value = newList(line);
         } else {
             value = primitive(line, valueStart, line.end);
         }
@@ -423,14 +476,14 @@ final class ToonDecoder {
         String content = content(line);
         if (content.equals("-")) {
             checkNesting(line, 1);
-            deliver(new LinkedHashMap<String, Object>(), Slot.PUSH);
+            deliver(newObject(line), Slot.PUSH);
             return;
         }
         int from = skipSpaces(text, line.content + 1, line.end);
         String after = text.substring(from, line.end);
         if (after.equals("[]")) {
             checkNesting(line, 1);
-            deliver(new ArrayList<>(), Slot.PUSH);
+            deliver(newList(line), Slot.PUSH);
             return;
         }
         if (after.indexOf('[') >= 0 && after.indexOf(':') >= 0) {
@@ -468,7 +521,7 @@ final class ToonDecoder {
             return new Object[] {keyedTable(header, line, baseDepth)};
         }
         if (header.inlineStart >= 0) {
-            List<Object> values = new ArrayList<>();
+            List<Object> values = newList(line);
             splitCells(line, header.inlineStart, line.end, header.delimiter, values);
             if (strict && values.size() != header.length) {
                 throw countError(line, header.length, values.size(), "inline values");
@@ -485,7 +538,9 @@ final class ToonDecoder {
 
     List<Object> table(ToonHeader header, Line line, int baseDepth) {
         int rowDepth = contentDepth(baseDepth);
-        List<Object> rows = new ArrayList<>();
+        List<Object> rows = newList(line);
+        // Every row is an element and the objects of the fields, charged before it is built.
+        long rowCost = DecodeBudget.ELEMENT_BYTES + rowCost(header.fields);
         int firstRow = -1;
         int lastRow = line.number;
         while (!strict || rows.size() < header.length) {
@@ -504,6 +559,7 @@ final class ToonDecoder {
                 firstRow = next.number;
             }
             lastRow = next.number;
+            charge(next, rowCost);
             rows.add(rowObject(next, next.content, header.fields, header.delimiter));
         }
         checkNoBlankLines(firstRow, lastRow, "a tabular array");
@@ -528,7 +584,8 @@ final class ToonDecoder {
 
     Map<String, Object> keyedTable(ToonHeader header, Line line, int baseDepth) {
         int entryDepth = contentDepth(baseDepth);
-        Map<String, Object> map = new LinkedHashMap<>();
+        Map<String, Object> map = newObject(line);
+        long rowCost = rowCost(header.fields);
         int firstEntry = -1;
         int lastEntry = line.number;
         Line next;
@@ -567,6 +624,7 @@ final class ToonDecoder {
                 firstEntry = next.number;
             }
             lastEntry = next.number;
+            charge(next, DecodeBudget.ENTRY_BYTES + DecodeBudget.string(key.length()) + rowCost);
             Object value = rowObject(next, afterColon, header.fields, header.delimiter);
             if (map.containsKey(key) && strict) {
                 throw errorLine(next, "duplicate entry key \"" + key + "\"");
@@ -581,7 +639,8 @@ final class ToonDecoder {
     }
 
     Map<String, Object> rowObject(Line line, int from, Fields fields, char delimiter) {
-        List<Object> cells = new ArrayList<>(fields.leafCount);
+        List<Object> cells = rowCells;
+        cells.clear();
         int trimmedFrom = skipSpaces(text, from, line.end);
         if (trimmedFrom < line.end) {
             splitCells(line, trimmedFrom, line.end, delimiter, cells);
@@ -589,10 +648,26 @@ final class ToonDecoder {
         if (cells.size() != fields.leafCount) {
             throw countError(line, fields.leafCount, cells.size(), "cells in the row");
         }
-        // Leaves take cells in order; groups become nested objects.
+        // The cells were charged as elements while split; they now sit in the row's entries,
+        // which are charged already.
+        budget.giveBack(cells.size() * DecodeBudget.ELEMENT_BYTES);
+        Map<String, Object> row = buildRow(fields, cells);
+        cells.clear();
+        return row;
+    }
+
+    /** Leaves take cells in order; groups become nested objects. */
+    static Map<String, Object> buildRow(Fields fields, List<Object> cells) {
+        Map<String, Object> current = new LinkedHashMap<>();
+        if (fields.groupDepth == 0) {
+            int cell = 0;
+            for (Column op : fields.ops) {
+                current.put(op.name, cells.get(cell++));
+            }
+            return current;
+        }
         List<Map<String, Object>> open = new ArrayList<>();
         List<String> openNames = new ArrayList<>();
-        Map<String, Object> current = new LinkedHashMap<>();
         Iterator<Object> cell = cells.iterator();
         for (Column op : fields.ops) {
             if (op == Column.CLOSE) {
@@ -617,6 +692,7 @@ final class ToonDecoder {
             if (cellEnd < 0) {
                 cellEnd = end;
             }
+            charge(line, DecodeBudget.ELEMENT_BYTES);
             out.add(primitive(line, cellStart, cellEnd));
             if (cellEnd >= end) {
                 return;
@@ -635,7 +711,6 @@ final class ToonDecoder {
             return "";
         }
         char first = text.charAt(tokenStart);
-        String token = text.substring(tokenStart, tokenEnd);
         if (first == '"') {
             Object[] quoted;
             try {
@@ -646,8 +721,10 @@ final class ToonDecoder {
             if ((Integer) quoted[1] != tokenEnd) {
                 throw errorAt(line, (Integer) quoted[1], "unexpected characters after closing quote");
             }
+            charge(line, DecodeBudget.string(((String) quoted[0]).length()));
             return quoted[0];
         }
+        String token = text.substring(tokenStart, tokenEnd);
         if (token.equals("true")) {
             return Boolean.TRUE;
         }
@@ -659,8 +736,10 @@ final class ToonDecoder {
         }
         if (first == '-' || isAsciiDigit(first)) {
             BigDecimal number = decodeNumber(token);
+            charge(line, number != null ? DecodeBudget.number(token) : DecodeBudget.string(token.length()));
             return number != null ? number : token;
         }
+        charge(line, DecodeBudget.string(token.length()));
         return token;
     }
 }

@@ -54,9 +54,11 @@ final class ToonHeader {
     /**
      * Parses {@code text[from, limit)} as an array header; {@code null} when the line is not one
      * (no bracket before the first colon). A line that starts to be a header but breaks its
-     * grammar is an error in both modes.
+     * grammar is an error in both modes. Each field name is charged to {@code budget} as it is
+     * read.
      */
-    static ToonHeader parse(String text, int from, int limit, int maxGroupDepth, boolean strict) {
+    static ToonHeader parse(String text, int from, int limit, int maxGroupDepth, boolean strict,
+                            DecodeBudget budget) {
         int bracketStart;
         if (from < limit && text.charAt(from) == '"') {
             int close = findClosingQuote(text, from, limit);
@@ -121,7 +123,8 @@ final class ToonHeader {
                         }
                     }
                 }
-                header.fields = parseFields(text, braceStart + 1, close, header.delimiter, maxGroupDepth, strict);
+                header.fields = parseFields(text, braceStart + 1, close, header.delimiter, maxGroupDepth, strict,
+                        budget);
             }
         }
         if (header.keyed && header.fields == null) {
@@ -204,7 +207,7 @@ final class ToonHeader {
     }
 
     static Fields parseFields(String text, int from, int limit, char delimiter, int maxGroupDepth,
-                                      boolean strict) {
+                                      boolean strict, DecodeBudget budget) {
         Fields fields = new Fields();
         List<Set<String>> levels = new ArrayList<>();
         levels.add(new HashSet<>());
@@ -230,6 +233,9 @@ final class ToonHeader {
                 throw new ToonContentError(stop, "unexpected whitespace before nested field group");
             }
             String name = parseName(text, entryStart, stop);
+            if (!budget.take(DecodeBudget.COLUMN_BYTES + DecodeBudget.string(name.length()))) {
+                throw new ToonContentError(entryStart, budget.message());
+            }
             if (!levels.get(levels.size() - 1).add(name) && strict) {
                 throw new ToonContentError(entryStart, "duplicate field name \"" + name + "\" in field list");
             }

@@ -1,8 +1,7 @@
 package dev.lain.claudejb.mcp;
 
 import dev.lain.claudejb.mcp.Toon.DecodeException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * The line scanner ({@code rust/protocol/src/toon/scan.rs}): the structural lines of a document,
@@ -34,13 +33,17 @@ final class ToonScan {
     int nextStart;
     int number;
     Line peeked;
-    final List<Integer> blankLines = new ArrayList<>();
+    /** The numbers of the blank lines read so far, ascending, in {@code blankLines[0, blankCount)}. */
+    int[] blankLines = new int[0];
+    int blankCount;
     int lastConsumed;
+    private final DecodeBudget budget;
 
-    ToonScan(String text, int indent, boolean strict) {
+    ToonScan(String text, int indent, boolean strict, DecodeBudget budget) {
         this.text = text;
         this.indent = indent;
         this.strict = strict;
+        this.budget = budget;
         this.nextStart = text.startsWith("\uFEFF") ? 1 : 0;
     }
 
@@ -62,6 +65,25 @@ final class ToonScan {
             lastConsumed = line.number;
         }
         return line;
+    }
+
+    /** The first blank line after line {@code after}, or -1. */
+    int firstBlankLineAfter(int after) {
+        int at = Arrays.binarySearch(blankLines, 0, blankCount, after + 1);
+        int index = at >= 0 ? at : -at - 1;
+        return index < blankCount ? blankLines[index] : -1;
+    }
+
+    /** Remembers a blank line; the array's growth is charged to the budget before it happens. */
+    private void addBlankLine(int line) {
+        if (blankCount == blankLines.length) {
+            int capacity = Math.max(16, blankLines.length * 2);
+            if (!budget.take(4L * capacity)) {
+                throw new DecodeException(line, 1, budget.message());
+            }
+            blankLines = Arrays.copyOf(blankLines, capacity);
+        }
+        blankLines[blankCount++] = line;
     }
 
     private Line scan() {
@@ -91,7 +113,7 @@ final class ToonScan {
                 continue; // a comment: only spaces may precede its '#'
             }
             if (end == content) {
-                blankLines.add(number);
+                addBlankLine(number);
                 continue;
             }
             int depth;
