@@ -44,7 +44,7 @@ public final class GuardRequest {
 
     /** The arguments parsed (see {@link ToolCallContext#arguments()}). */
     @SuppressWarnings("unchecked")
-    public Map<String, Object> arguments() { return (Map<String, Object>) Json.parse(argumentsJson); }
+    public Map<String, Object> arguments() { return (Map<String, Object>) Json.parse(argumentsJson, DecodeBudget.UNLIMITED); }
 
     public boolean readOnly() { return readOnly; }
 

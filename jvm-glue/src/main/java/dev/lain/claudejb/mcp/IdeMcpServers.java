@@ -176,7 +176,7 @@ public final class IdeMcpServers implements AutoCloseable {
     public List<AuditRecord> auditLog() {
         checkRunning();
         List<AuditRecord> records = new ArrayList<>();
-        for (Object record : (List<?>) Json.parse(Native.auditLog(handle))) {
+        for (Object record : (List<?>) Json.parse(Native.auditLog(handle), DecodeBudget.UNLIMITED)) {
             records.add(AuditRecord.fromJson(record));
         }
         return Collections.unmodifiableList(records);

@@ -30,7 +30,8 @@ public final class ToolCallContext {
     /** The arguments parsed: a map of strings, numbers ({@link java.math.BigDecimal}), booleans, lists, maps and nulls. */
     @SuppressWarnings("unchecked")
     public Map<String, Object> arguments() {
-        return (Map<String, Object>) Json.parse(argumentsJson);
+        // Checked and budgeted by the library already (within maxArgumentBytes).
+        return (Map<String, Object>) Json.parse(argumentsJson, DecodeBudget.UNLIMITED);
     }
 
     /** A string argument, or {@code null} when absent or not a string. */
