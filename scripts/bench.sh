@@ -4,7 +4,9 @@
 #      `ide-mcp-bench toon-report`;
 #   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
 #      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
-#      ping-pong and rmcp, all driven by one load generator in one run.
+#      ping-pong and rmcp, all driven by one load generator in one run;
+#   3. memory under hostile input (`ide-mcp-bench hostile-memory`, a few seconds): the
+#      server's peak RSS growth and the decoders' peak heap for inputs built to expand.
 # Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About five
 # minutes on 2 cores once the builds are cached.
 #
@@ -82,7 +84,11 @@ step "server bench (ide-mcp-bench)"
 wait_for_other_benches
 target/release/ide-mcp-bench "${jar_args[@]}" "${write_args[@]}"
 
+step "memory under hostile input (ide-mcp-bench hostile-memory)"
+wait_for_other_benches
+target/release/ide-mcp-bench hostile-memory "${write_args[@]}"
+
 step "done"
 if [ "$write" = 1 ]; then
-    echo "rewrote both benchmark sections of $doc"
+    echo "rewrote the three benchmark sections of $doc"
 fi

@@ -2,9 +2,10 @@
 //!
 //! It answers "what does one idle connection keep allocated, and in which blocks": the delta
 //! between two snapshots, bucketed by size, names the buffers (8 KiB read and write buffers,
-//! task cells, channel blocks) far more precisely than RSS can. Counting is off unless a server
-//! process is started with `--count-allocations`, so the latency and throughput runs pay only
-//! one relaxed load per allocation.
+//! task cells, channel blocks) far more precisely than RSS can. It also keeps the high-water
+//! mark of live bytes, which `hostile-memory` reads around one decode. Counting is off unless a
+//! server process is started with `--count-allocations` (or the `hostile-memory` mode switches
+//! it on), so the latency and throughput runs pay only one relaxed load per allocation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -21,6 +22,7 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+static PEAK_BYTES: AtomicI64 = AtomicI64::new(0);
 static LIVE_BLOCKS_BY_SIZE: [AtomicI64; EXACT_SIZES + 1] =
     [const { AtomicI64::new(0) }; EXACT_SIZES + 1];
 
@@ -49,8 +51,24 @@ pub fn live_blocks() -> (i64, Vec<(usize, i64)>) {
     (LIVE_BYTES.load(Ordering::Relaxed), by_size)
 }
 
+/// Restarts the high-water mark at the live bytes of now, and returns them.
+pub fn reset_peak() -> i64 {
+    let live = LIVE_BYTES.load(Ordering::Relaxed);
+    PEAK_BYTES.store(live, Ordering::Relaxed);
+    live
+}
+
+/// The most live bytes seen since the last [`reset_peak`].
+pub fn peak_bytes() -> i64 {
+    PEAK_BYTES.load(Ordering::Relaxed)
+}
+
 fn record(size: usize, delta: i64) {
-    LIVE_BYTES.fetch_add(delta * size as i64, Ordering::Relaxed);
+    let change = delta * size as i64;
+    let live = LIVE_BYTES.fetch_add(change, Ordering::Relaxed) + change;
+    if delta > 0 {
+        PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+    }
     LIVE_BLOCKS_BY_SIZE[size.min(EXACT_SIZES)].fetch_add(delta, Ordering::Relaxed);
 }
 
@@ -87,8 +105,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
         // SAFETY: forwarded with the caller's guarantees about `block`, `layout`, `new_size`.
         let moved = unsafe { System.realloc(block, layout, new_size) };
         if !moved.is_null() && is_counting() {
-            record(layout.size(), -1);
+            // The new block first: a moving reallocation holds both for a moment.
             record(new_size, 1);
+            record(layout.size(), -1);
         }
         moved
     }

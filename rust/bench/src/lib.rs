@@ -1,12 +1,13 @@
 //! The server benchmark: how our Unix-socket MCP servers compare with a raw socket
 //! ping-pong of the same bytes and with rmcp, what a Java handler behind JNI adds, how many
-//! calls per second they sustain, and what an idle connection costs; and the TOON codec
-//! section made from criterion's results. `src/main.rs` runs it and writes
+//! calls per second they sustain, what an idle connection costs, and what hostile input
+//! costs the server and the decoders; and the TOON codec section made from criterion's results. `src/main.rs` runs it and writes
 //! docs/BENCHMARKS.md; the pieces are public so a test can drive them briefly.
 
 pub mod connection;
 pub mod counting_alloc;
 pub mod endpoint;
+pub mod hostile;
 pub mod load;
 pub mod machine;
 pub mod memory;

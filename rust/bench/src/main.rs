@@ -2,7 +2,7 @@
 //! The `serve*` subcommands are the servers under test, started by the benchmark itself so
 //! that each runs in its own process (the Java-handler target is `java -cp <jar>
 //! dev.lain.claudejb.mcp.bench.EchoServer`). `toon-report` makes the TOON codec section from
-//! criterion's results.
+//! criterion's results. `hostile-memory` makes the "memory under hostile input" section.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use ide_mcp_bench::counting_alloc::start_counting;
+use ide_mcp_bench::hostile;
 use ide_mcp_bench::machine::raise_open_file_limit;
+use ide_mcp_bench::machine::Machine;
 use ide_mcp_bench::report::{write_marked_section, write_section};
 use ide_mcp_bench::run::{run, JavaLaunch, RunPlan, JVM_WARMUP_CALLS};
 use ide_mcp_bench::server_process::serve_until_stdin_closes;
@@ -93,6 +95,13 @@ enum Command {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Measure the server's peak RSS growth, and the decoders' peak heap, for a few hostile
+    /// inputs, and print (or write) the "memory under hostile input" section.
+    HostileMemory {
+        /// Replace the hostile-memory section of this Markdown file (e.g. docs/BENCHMARKS.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -109,6 +118,7 @@ fn main() -> ExitCode {
             count_allocations,
         }) => serve_rmcp(socket, count_allocations),
         Some(Command::ToonReport { criterion, write }) => toon(&criterion, write.as_deref()),
+        Some(Command::HostileMemory { write }) => hostile_memory(write.as_deref()),
         None => benchmark(&cli),
     };
     match outcome {
@@ -184,6 +194,20 @@ fn toon(criterion: &std::path::Path, write: Option<&std::path::Path>) -> Result<
         )
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
         eprintln!("wrote the toon-bench section of {}", path.display());
+    }
+    Ok(())
+}
+
+fn hostile_memory(write: Option<&std::path::Path>) -> Result<(), String> {
+    let machine = Machine::current();
+    let executable = std::env::current_exe().map_err(|error| error.to_string())?;
+    let results = hostile::run(&executable, &hostile::inputs());
+    let section = hostile::to_markdown(&results, &machine);
+    println!("{section}");
+    if let Some(path) = write {
+        write_marked_section(path, hostile::START_MARKER, hostile::END_MARKER, &section)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("wrote the hostile-memory section of {}", path.display());
     }
     Ok(())
 }
