@@ -3,8 +3,6 @@
 //! hostile decode, which is what shows the check runs during the decode and not after it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -13,56 +11,16 @@ use ide_mcp_protocol::json::{parse_strict, JsonErrorKind};
 use ide_mcp_protocol::toon::{self, DecodeOptions};
 use serde_json::json;
 
-struct Counting;
+#[path = "support/peak_alloc.rs"]
+mod peak_alloc;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(pointer, layout, new_size) };
-        if !moved.is_null() {
-            if new_size >= layout.size() {
-                let grown = new_size - layout.size();
-                let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
-                // A moving realloc holds both blocks for a moment.
-                PEAK.fetch_max(now + layout.size().min(new_size), Ordering::Relaxed);
-            } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        moved
-    }
-}
+use peak_alloc::{peak_of, PeakCounting};
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: PeakCounting = PeakCounting;
 
 /// One measurement at a time: the tests of this file share the counters.
 static MEASURING: Mutex<()> = Mutex::new(());
-
-/// Runs `decode` and returns its result with the most heap it held above what was
-/// allocated before it started.
-fn peak_of<T>(decode: impl FnOnce() -> T) -> (T, usize) {
-    let before = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let result = decode();
-    (result, PEAK.load(Ordering::Relaxed) - before)
-}
 
 /// The bound the tests hold a hostile decode to: the budget, plus as much again for the
 /// growth slack of vectors and maps and a moving reallocation.

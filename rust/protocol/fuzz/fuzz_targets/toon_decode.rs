@@ -14,54 +14,17 @@
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "../../tests/support/peak_alloc.rs"]
+mod peak_alloc;
 
 use ide_mcp_protocol::budget::decode_budget;
 use ide_mcp_protocol::toon::{self, DecodeOptions, Delimiter, EncodeOptions};
 use libfuzzer_sys::fuzz_target;
+use peak_alloc::{peak_of, PeakCounting};
 use support::same_value;
 
-/// Counts the heap Rust code holds, and the most it held since the last reset.
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let now = CURRENT.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            grew(layout.size());
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(pointer, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = unsafe { System.realloc(pointer, layout, new_size) };
-        if !moved.is_null() {
-            if new_size >= layout.size() {
-                grew(new_size - layout.size());
-            } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        moved
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: PeakCounting = PeakCounting;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, document)) = data.split_first() else {
@@ -78,10 +41,7 @@ fuzz_target!(|data: &[u8]| {
         1 => Delimiter::Tab,
         _ => Delimiter::Pipe,
     };
-    let before = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let decoded = toon::decode_bytes(document, &options);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (decoded, peak) = peak_of(|| toon::decode_bytes(document, &options));
     let bound = 2 * decode_budget(document.len());
     assert!(
         peak <= bound,
