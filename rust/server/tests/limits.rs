@@ -289,6 +289,13 @@ fn a_payload_that_would_expand_past_the_decode_budget_is_a_parse_error() {
     client.send_raw_bytes(&frame).unwrap();
     let reply = client.read_message().unwrap().unwrap();
     assert_eq!(reply["error"]["code"], -32700);
+    // The reply says why: the message would decode past the budget.
+    assert!(
+        reply["error"]["data"]["reason"]
+            .as_str()
+            .is_some_and(|reason| reason.contains("to decode")),
+        "{reply}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     // The same connection goes on, and so does the server.
     let pong = client.request("ping", json!({})).unwrap();

@@ -30,6 +30,9 @@ use crate::wire::{decode_payload, Wire};
 use connection_budget::{AuthenticatedPlace, NoPlace, UnauthenticatedPlace};
 use in_flight::InFlightCalls;
 
+/// The most of a decode error's reason a `Parse error` reply carries in `data.reason`.
+const MAX_PARSE_ERROR_REASON_CHARS: usize = 200;
+
 /// One connection's conversation, from its first message to its close.
 pub(crate) struct Session {
     /// The server set's shared state.
@@ -63,8 +66,12 @@ impl Session {
             Err(reason) => {
                 self.bad_messages += 1;
                 tracing::debug!(server = %self.server, %reason, "undecodable payload");
-                self.send(Response::error(None, ErrorObject::parse_error()))
-                    .await;
+                // The reason describes the client's own bytes (where they broke, or that they
+                // would decode past the budget), so saying it costs nothing and helps the client.
+                let reason: String = reason.chars().take(MAX_PARSE_ERROR_REASON_CHARS).collect();
+                let error =
+                    ErrorObject::parse_error().with_data(serde_json::json!({ "reason": reason }));
+                self.send(Response::error(None, error)).await;
                 return;
             }
         };
