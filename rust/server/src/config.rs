@@ -82,6 +82,11 @@ pub struct ServerConfig {
     pub drain_timeout: Duration,
     /// Worker threads of the runtime that does all socket I/O.
     pub worker_threads: usize,
+    /// Whether the set writes a record in the per-user registry of live server sets, so that
+    /// `ide-mcp list` and `ide-mcp bridge --project` find it.
+    pub register_live_set: bool,
+    /// The IDE or host the registry record names; empty: the program's executable name.
+    pub host_name: String,
 }
 
 impl Default for ServerConfig {
@@ -114,6 +119,8 @@ impl Default for ServerConfig {
             audit_capacity: 1000,
             drain_timeout: Duration::from_secs(5),
             worker_threads: 2,
+            register_live_set: true,
+            host_name: String::new(),
         }
     }
 }
@@ -339,6 +346,41 @@ impl Kind for Paths {
     }
 }
 
+/// On or off.
+struct Switch;
+
+impl Kind for Switch {
+    type Value = bool;
+    const EXPECTED: &'static str = "true or false";
+    fn parse(value: &Value) -> Option<bool> {
+        value.as_bool()
+    }
+    fn show(value: &bool) -> String {
+        if *value { "on" } else { "off" }.to_owned()
+    }
+}
+
+/// A short name for people: at most 256 bytes, no control characters.
+struct Label;
+
+impl Kind for Label {
+    type Value = String;
+    const EXPECTED: &'static str = "a string of at most 256 bytes without control characters";
+    fn parse(value: &Value) -> Option<String> {
+        value
+            .as_str()
+            .filter(|text| text.len() <= 256 && !text.chars().any(char::is_control))
+            .map(str::to_owned)
+    }
+    fn show(value: &String) -> String {
+        if value.is_empty() {
+            "the program's name".to_owned()
+        } else {
+            format!("`{value}`")
+        }
+    }
+}
+
 /// Writes [`OPTIONS`]: each line is `key => field.path: Kind, "what it limits";`.
 macro_rules! options {
     ($($key:literal => $($field:ident).+ : $kind:ident, $what:literal;)*) => {
@@ -394,6 +436,9 @@ options! {
     "auditCapacity" => audit_capacity: Count, "audit records kept";
     "drainTimeoutMillis" => drain_timeout: Millis, "stop waiting for calls and connections";
     "workerThreads" => worker_threads: Count, "socket I/O threads";
+    "registerLiveSet" => register_live_set: Switch,
+        "a record in the per-user registry of live server sets (`ide-mcp list`, `bridge --project`)";
+    "hostName" => host_name: Label, "the IDE or host the registry record names";
 }
 
 impl ServerConfig {
@@ -490,10 +535,11 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), set.len(), "a key appears twice: {set:?}");
         for option in OPTIONS {
-            let value = if option.key == "projectRoots" {
-                serde_json::json!(["/p"])
-            } else {
-                serde_json::json!(7)
+            let value = match option.key {
+                "projectRoots" => serde_json::json!(["/p"]),
+                "registerLiveSet" => serde_json::json!(false),
+                "hostName" => serde_json::json!("IDE"),
+                _ => serde_json::json!(7),
             };
             let mut given = Map::new();
             given.insert(option.key.to_owned(), value);
@@ -527,6 +573,8 @@ mod tests {
             r#"{"guardTimeoutMillis":"1s"}"#,
             r#"{"maxBadMessages":4294967296}"#,
             r#"{"projectRoots":[""]}"#,
+            r#"{"registerLiveSet":1}"#,
+            r#"{"hostName":"a\nb"}"#,
         ] {
             let error = ServerConfig::from_json(bad).unwrap_err();
             let key = bad.split('"').nth(1).unwrap();

@@ -22,6 +22,7 @@ mod handler;
 mod host;
 mod limits;
 mod listener;
+pub mod live_sets;
 pub mod mcp;
 pub mod mcp_config;
 mod meta_tools;

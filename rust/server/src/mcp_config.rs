@@ -52,19 +52,39 @@ impl BridgeLauncher {
             }),
         }
     }
+
+    /// The entry for `server`: with a `project` (a root the set is registered under), the
+    /// native bridge's stable form `ide-mcp bridge --project <root> <server>`, which finds the
+    /// set through the per-user registry at every start; else the socket itself, whose path
+    /// changes with every start (the Java bridge knows only that form).
+    pub fn entry_for(&self, server: ServerName, socket: &Path, project: Option<&Path>) -> Value {
+        match (self, project) {
+            (BridgeLauncher::Native { executable }, Some(project)) => json!({
+                "type": "stdio",
+                "command": executable.to_string_lossy(),
+                "args": ["bridge", "--project", project.to_string_lossy(), server.as_str()],
+            }),
+            _ => self.server_entry(socket),
+        }
+    }
 }
 
-/// `{"mcpServers": {...}}` with one entry per live server, in the servers' order.
+/// `{"mcpServers": {...}}` with one entry per live server, in the servers' order; `project`
+/// as [`BridgeLauncher::entry_for`] takes it.
 pub fn mcp_servers_block(
     directory: &Path,
     live_servers: &[ServerName],
     launcher: &BridgeLauncher,
+    project: Option<&Path>,
 ) -> Value {
     let mut servers = Map::new();
     for server in ServerName::ALL {
         if live_servers.contains(&server) {
             let socket = directory.join(server.socket_file_name());
-            servers.insert(server.as_str().to_owned(), launcher.server_entry(&socket));
+            servers.insert(
+                server.as_str().to_owned(),
+                launcher.entry_for(server, &socket, project),
+            );
         }
     }
     json!({ "mcpServers": servers })
@@ -83,6 +103,7 @@ mod tests {
                 java_home: "/opt/ide/jbr".into(),
                 plugin_dir: "/opt/ide/plugins/claudejb".into(),
             },
+            Some(Path::new("/home/me/app")),
         );
         assert_eq!(
             block,
@@ -102,6 +123,7 @@ mod tests {
             &BridgeLauncher::Native {
                 executable: "/usr/bin/ide-mcp".into(),
             },
+            None,
         );
         let names: Vec<&String> = block["mcpServers"]
             .as_object()
@@ -111,6 +133,23 @@ mod tests {
         assert_eq!(
             block["mcpServers"]["ops"]["args"],
             json!(["bridge", "/d/ops.sock"])
+        );
+    }
+
+    #[test]
+    fn a_registered_project_gets_the_stable_native_form() {
+        let block = mcp_servers_block(
+            Path::new("/d"),
+            &[ServerName::Code, ServerName::Vcs],
+            &BridgeLauncher::Native {
+                executable: "/usr/bin/ide-mcp".into(),
+            },
+            Some(Path::new("/home/me/app")),
+        );
+        assert_eq!(
+            block["mcpServers"]["vcs"],
+            json!({"type": "stdio", "command": "/usr/bin/ide-mcp",
+                   "args": ["bridge", "--project", "/home/me/app", "vcs"]})
         );
     }
 }

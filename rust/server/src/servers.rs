@@ -17,6 +17,7 @@ use crate::config::ServerConfig;
 use crate::guard::SecurityGuard;
 use crate::host::{HeadlessHost, Host};
 use crate::listener::accept_loop;
+use crate::live_sets::{LiveSetRecord, LiveSetsError, Registration};
 use crate::mcp_config::{mcp_servers_block, BridgeLauncher};
 use crate::page_delivery::{SplitModeNotice, SPLIT_MODE_MESSAGE};
 use crate::registry::{Registry, RegistryError, ToolCollision};
@@ -153,10 +154,13 @@ impl ServersBuilder {
                 shared,
                 runtime_dir: Arc::new(runtime_dir),
                 listeners: Mutex::new(HashMap::new()),
+                registration: Mutex::new(RegistryState::default()),
+                started_at: seconds_since_epoch(),
             }),
         };
         let running = servers.running()?;
         running.sync_listeners()?;
+        running.register();
         running.spawn_rotation();
         if !collisions.is_empty() {
             self.host.tools_withheld(&collisions);
@@ -180,6 +184,23 @@ struct Running {
     shared: Arc<Shared>,
     runtime_dir: Arc<RuntimeDir>,
     listeners: Mutex<HashMap<ServerName, CancellationToken>>,
+    /// This set's record in the per-user registry of live server sets.
+    registration: Mutex<RegistryState>,
+    /// When the set started, in seconds since 1970.
+    started_at: u64,
+}
+
+/// Whether the set is registered, and if not, why.
+#[derive(Debug, Default)]
+struct RegistryState {
+    registration: Option<Registration>,
+    problem: Option<String>,
+}
+
+fn seconds_since_epoch() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 impl std::fmt::Debug for Running {
@@ -191,6 +212,73 @@ impl std::fmt::Debug for Running {
 }
 
 impl Running {
+    /// The record this set is registered with now.
+    fn live_set_record(&self) -> Result<LiveSetRecord, LiveSetsError> {
+        let config = &self.shared.config;
+        LiveSetRecord::for_this_process(
+            &config.project_roots,
+            self.runtime_dir.path(),
+            &self.live_servers(),
+            &config.host_name,
+            self.started_at,
+        )
+        .ok_or_else(|| {
+            LiveSetsError::Encode(
+                "this process's start time cannot be read, so no reader could tell it alive"
+                    .to_owned(),
+            )
+        })
+    }
+
+    fn live_servers(&self) -> Vec<ServerName> {
+        let registry = self.shared.registry();
+        ServerName::ALL
+            .into_iter()
+            .filter(|server| registry.serves(*server))
+            .collect()
+    }
+
+    /// Writes this set's record in the per-user registry, unless the options turn it off. A
+    /// registry that cannot be used does not stop the servers (clients can still be given the
+    /// socket); the problem is logged and kept for [`IdeMcpServers::registry_problem`].
+    fn register(&self) {
+        if !self.shared.config.register_live_set {
+            return;
+        }
+        let registered = self
+            .live_set_record()
+            .and_then(|record| Registration::register(&record, self.runtime_dir.id()));
+        let mut state = lock(&self.registration);
+        match registered {
+            Ok(registration) => state.registration = Some(registration),
+            Err(error) => {
+                tracing::warn!(%error, "this server set is not in the registry of live server sets; clients must be given its sockets");
+                state.problem = Some(error.to_string());
+            }
+        }
+    }
+
+    /// Rewrites the record after the live servers changed.
+    fn update_registration(&self) {
+        let state = lock(&self.registration);
+        let Some(registration) = &state.registration else {
+            return;
+        };
+        if let Err(error) = self
+            .live_set_record()
+            .and_then(|record| registration.update(&record))
+        {
+            tracing::warn!(%error, "could not update this server set's registry record");
+        }
+    }
+
+    /// The root `--project` bridges name this set by: its first root, when it is registered.
+    fn registered_project(&self) -> Option<PathBuf> {
+        lock(&self.registration).registration.as_ref()?;
+        let root = self.shared.config.project_roots.first()?;
+        Some(std::fs::canonicalize(root).unwrap_or_else(|_| root.clone()))
+    }
+
     /// Makes the set of listening sockets match the registry: a socket for every server with
     /// a domain, none for the others.
     fn sync_listeners(&self) -> Result<(), ServersError> {
@@ -212,6 +300,8 @@ impl Running {
                 let _ = std::fs::remove_file(self.runtime_dir.socket_path(server.as_str()));
             }
         }
+        drop(listeners);
+        self.update_registration();
         Ok(())
     }
 
@@ -297,14 +387,26 @@ impl IdeMcpServers {
 
     /// The servers that have a socket now.
     pub fn live_servers(&self) -> Vec<ServerName> {
-        let Some(running) = &self.running else {
-            return Vec::new();
-        };
-        let registry = running.shared.registry();
-        ServerName::ALL
-            .into_iter()
-            .filter(|server| registry.serves(*server))
-            .collect()
+        self.running
+            .as_ref()
+            .map(Running::live_servers)
+            .unwrap_or_default()
+    }
+
+    /// This set's record file in the per-user registry of live server sets; `None` when the
+    /// set is not registered (turned off, or the registry could not be used: see
+    /// [`registry_problem`](Self::registry_problem)).
+    pub fn registry_record(&self) -> Option<PathBuf> {
+        let running = self.running.as_ref()?;
+        let state = lock(&running.registration);
+        state.registration.as_ref().map(Registration::path)
+    }
+
+    /// Why this set could not be registered, when registering was asked for and failed.
+    pub fn registry_problem(&self) -> Option<String> {
+        let running = self.running.as_ref()?;
+        let problem = lock(&running.registration).problem.clone();
+        problem
     }
 
     /// Registers (or replaces) a domain; its server's socket appears if it had none. Returns
@@ -347,9 +449,15 @@ impl IdeMcpServers {
     }
 
     /// The `mcpServers` block for the live servers, started with `launcher`.
+    /// A registered set with a project root gets the native bridge's stable `--project` form.
     pub fn mcp_servers_block(&self, launcher: &BridgeLauncher) -> Option<Value> {
-        let directory = self.directory()?;
-        Some(mcp_servers_block(directory, &self.live_servers(), launcher))
+        let running = self.running.as_ref()?;
+        Some(mcp_servers_block(
+            running.runtime_dir.path(),
+            &running.live_servers(),
+            launcher,
+            running.registered_project().as_deref(),
+        ))
     }
 
     /// Split mode: tells the host the chat could not be shown but the servers are up, with
@@ -363,8 +471,9 @@ impl IdeMcpServers {
             message: SPLIT_MODE_MESSAGE.to_owned(),
             configuration: mcp_servers_block(
                 running.runtime_dir.path(),
-                &self.live_servers(),
+                &running.live_servers(),
                 launcher,
+                running.registered_project().as_deref(),
             ),
         };
         running.shared.host.split_mode_notice(&notice);
@@ -414,7 +523,19 @@ impl IdeMcpServers {
             shared,
             runtime_dir,
             listeners,
+            registration,
+            started_at: _,
         } = running;
+        // First, so that no reader finds a set that is going away.
+        let registration = registration
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .registration;
+        if let Some(registration) = registration {
+            if let Err(error) = registration.remove() {
+                tracing::warn!(%error, "could not remove this server set's registry record; the next reader removes it");
+            }
+        }
         let listeners = listeners
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -439,6 +560,10 @@ impl IdeMcpServers {
         }
         Ok(())
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Drop for IdeMcpServers {

@@ -406,7 +406,7 @@ pub(super) fn remove_contents(
 }
 
 /// Names in a directory, without `.` and `..`.
-pub(super) fn list_dir(dir_fd: &OwnedFd, path: &Path) -> Result<Vec<CString>, RuntimeDirError> {
+pub(crate) fn list_dir(dir_fd: &OwnedFd, path: &Path) -> Result<Vec<CString>, RuntimeDirError> {
     fs_at::list_dir(dir_fd).map_err(|errno| RuntimeDirError::Io {
         action: "list directory",
         path: path.to_owned(),
@@ -465,7 +465,7 @@ fn longest_socket_path_len_in(shared: &Path) -> usize {
 
 /// Creates `name` in `parent` with mode 0700 (if absent) and opens it,
 /// refusing a symlink, another owner, or group/other permission bits.
-pub(super) fn open_or_create_private_dir(
+pub(crate) fn open_or_create_private_dir(
     parent: &OwnedFd,
     name: &str,
     path: &Path,
@@ -507,7 +507,7 @@ fn secure_new_dir(parent: &OwnedFd, name: &str, path: &Path) -> Result<OwnedFd, 
 
 /// Creates `name` in `dir_fd` exclusively, mode 0600, never through a
 /// symlink, and sets the mode exactly.
-fn create_private_file(
+pub(crate) fn create_private_file(
     dir_fd: &OwnedFd,
     name: &str,
     path: &Path,
@@ -530,7 +530,7 @@ fn create_private_file(
 
 /// Turns a failed [`fs_at::open_dir_at`] into a clear refusal when the entry
 /// is a symlink or not a directory.
-pub(super) fn refusal_or_io(
+pub(crate) fn refusal_or_io(
     parent: &OwnedFd,
     name: &str,
     path: &Path,
@@ -564,7 +564,7 @@ fn remedy(path: &Path) -> String {
     )
 }
 
-pub(super) fn fstat(fd: &OwnedFd, path: &Path) -> Result<Stat, RuntimeDirError> {
+pub(crate) fn fstat(fd: &OwnedFd, path: &Path) -> Result<Stat, RuntimeDirError> {
     fs_at::stat(fd).map_err(|errno| RuntimeDirError::Io {
         action: "stat",
         path: path.to_owned(),
@@ -576,7 +576,7 @@ pub(super) fn fstat(fd: &OwnedFd, path: &Path) -> Result<Stat, RuntimeDirError> 
 /// A directory must be owned by us with no group/other permission bits and
 /// full owner access. Special bits (setgid inherited from the base) grant
 /// nothing on a 0700 directory and are ignored.
-pub(super) fn check_private_dir(stat: &Stat, path: &Path) -> Result<(), RuntimeDirError> {
+pub(crate) fn check_private_dir(stat: &Stat, path: &Path) -> Result<(), RuntimeDirError> {
     check_owner(stat, path)?;
     let mode = permission_bits(stat);
     if mode & 0o077 != 0 || mode & 0o700 != 0o700 {
@@ -605,7 +605,7 @@ fn check_owner(stat: &Stat, path: &Path) -> Result<(), RuntimeDirError> {
     Ok(())
 }
 
-pub(super) fn our_uid() -> u32 {
+pub(crate) fn our_uid() -> u32 {
     fs_at::effective_uid()
 }
 

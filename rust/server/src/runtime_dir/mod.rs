@@ -35,11 +35,16 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-mod fs_at;
+pub(crate) mod fs_at;
 mod lifecycle;
 mod stale;
 
 pub use lifecycle::{longest_socket_path_len, per_user_shared_dir_name, RuntimeDir};
+// The private-file helpers the per-user registry of live server sets is built on as well.
+pub(crate) use lifecycle::{
+    check_private_dir, create_private_file, fstat, list_dir, open_or_create_private_dir, our_uid,
+    refusal_or_io,
+};
 pub use stale::{cleanup_stale, cleanup_stale_with_grace};
 
 /// Longest socket path we accept, in bytes. `sun_path` holds 108 bytes on
@@ -82,8 +87,8 @@ const SOCKET_SUFFIX: &str = ".sock";
 /// the limit only bounds recursion on something unexpected.
 const MAX_REMOVE_DEPTH: usize = 8;
 
-const DIR_MODE: u32 = 0o700;
-const FILE_MODE: u32 = 0o600;
+pub(crate) const DIR_MODE: u32 = 0o700;
+pub(crate) const FILE_MODE: u32 = 0o600;
 
 /// Why a runtime directory could not be set up or used.
 #[derive(Debug, thiserror::Error)]
