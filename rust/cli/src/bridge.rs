@@ -1,11 +1,17 @@
 //! `ide-mcp bridge <socket>`: MCP over stdio for clients that cannot open a Unix socket.
+//! `ide-mcp bridge --project DIR SERVER` finds the socket in the per-user registry of live
+//! server sets (the set whose project root holds DIR, the deepest root winning), and finds it
+//! again when the set goes away and another serves the project: the requests owed by the lost
+//! set are answered with an error, and the next request looks the project up again (waiting up
+//! to [`RECONNECT_WAIT`] for a restarting IDE). `--token-file FILE` names the token file of a
+//! socket that is not beside it (one forwarded over ssh).
 //!
 //! Standard input carries JSON-RPC messages, one per line. Each is parsed strictly, given the
 //! current token in `params._meta`, encoded as TOON and sent as one frame on the socket. A
 //! reader thread decodes the server's frames and writes each message as one compact JSON line
 //! on standard output, which carries nothing else; diagnostics go to standard error.
 //!
-//! The token comes from the `token` file beside the socket. It is re-read whenever that file
+//! The token comes from the `token` file beside the socket (or `--token-file`). It is re-read whenever that file
 //! changes, and after a `request rejected` reply: the requests in flight are kept by id, so a
 //! request rejected because the token rotated under it is sent once more with the new token
 //! instead of its rejection being passed on.
@@ -28,12 +34,12 @@ use clap::Args;
 use ide_mcp_protocol::json::{self, parse_strict};
 use ide_mcp_protocol::jsonrpc::ErrorCode;
 use ide_mcp_protocol::ndjson::{LineDecoder, LineError, MAX_LINE_BYTES};
-use ide_mcp_server::client::{
-    attach_token, is_rejection, read_token_file, token_file_beside, ClientError,
-};
+use ide_mcp_server::client::{attach_token, is_rejection, read_token_file, ClientError};
 use ide_mcp_server::transport::{MessageReader, MessageStream, MessageWriter, TransportError};
 use ide_mcp_server::wire::Wire;
 use serde_json::{json, Value};
+
+use crate::bridge_target::{BridgeTarget, Endpoint};
 
 /// How long the bridge waits, after standard input ends, for replies still owed.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -47,25 +53,55 @@ const PARSE_ERROR_CODE: i64 = ErrorCode::PARSE_ERROR.0;
 /// JSON-RPC "Invalid Request", used here for a message too large for the socket wire.
 const INVALID_REQUEST_CODE: i64 = ErrorCode::INVALID_REQUEST.0;
 
+/// JSON-RPC "Internal error", for a request the server set went away without answering.
+const INTERNAL_ERROR_CODE: i64 = ErrorCode::INTERNAL_ERROR.0;
+
+/// How long a `--project` bridge that lost its set looks for one serving the project again.
+const RECONNECT_WAIT: Duration = Duration::from_secs(10);
+
+/// How often it looks meanwhile.
+const RECONNECT_POLL: Duration = Duration::from_millis(200);
+
 /// How many bytes one `read` of standard input asks for.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Arguments of `ide-mcp bridge`.
 #[derive(Debug, Args)]
 pub struct BridgeArgs {
-    /// The server's socket, e.g. <runtime dir>/code.sock; the token is read from the `token`
-    /// file beside it.
-    socket: PathBuf,
+    /// Find the server set whose project root holds DIR in the per-user registry of live
+    /// server sets (`ide-mcp list`); TARGET is then the server: code, run, vcs or ops.
+    #[arg(long, value_name = "DIR", conflicts_with = "token_file")]
+    project: Option<PathBuf>,
+    /// The token file, for a socket that is not beside it (a forwarded one).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// The server's socket, e.g. <runtime dir>/code.sock, whose token is read from the `token`
+    /// file beside it; or, with --project, the server's name.
+    #[arg(value_name = "SOCKET|SERVER")]
+    target: String,
 }
 
 /// Runs `ide-mcp bridge`.
 pub fn run(args: BridgeArgs) -> ExitCode {
-    let socket = args.socket;
-    let (read_half, write_half) = match MessageStream::connect(&socket, Wire::Frames) {
-        Ok(stream) => stream.split(),
+    let target = match BridgeTarget::from_args(args.project, args.token_file, args.target) {
+        Ok(target) => target,
+        Err(error) => {
+            eprintln!("ide-mcp bridge: {error}");
+            return ExitCode::from(SERVER_LOST);
+        }
+    };
+    let endpoint = match target.resolve() {
+        Ok(endpoint) => endpoint,
+        Err(error) => {
+            eprintln!("ide-mcp bridge: {error}");
+            return ExitCode::from(SERVER_LOST);
+        }
+    };
+    let stream = match MessageStream::connect(&endpoint.socket, Wire::Frames) {
+        Ok(stream) => stream,
         Err(source) => {
             let error = ClientError::Connect {
-                socket: socket.clone(),
+                socket: endpoint.socket.clone(),
                 source,
             };
             eprintln!("ide-mcp bridge: {error}");
@@ -73,21 +109,20 @@ pub fn run(args: BridgeArgs) -> ExitCode {
         }
     };
     let bridge = Arc::new(Bridge {
-        socket: socket.clone(),
-        writer: Mutex::new(write_half),
-        tokens: Mutex::new(TokenSource::new(token_file_beside(&socket))),
+        target,
+        connection: Mutex::new(Connection {
+            socket: endpoint.socket.clone(),
+            writer: None,
+            generation: 0,
+        }),
+        tokens: Mutex::new(TokenSource::new(endpoint.token_file.clone())),
         state: Mutex::new(BridgeState::default()),
         state_changed: Condvar::new(),
     });
     // Read the token now, so that a missing token file is reported at once.
     bridge.current_token();
-
-    let reader_bridge = Arc::clone(&bridge);
-    let spawned = thread::Builder::new()
-        .name("bridge-socket-reader".to_owned())
-        .spawn(move || reader_bridge.forward_replies(read_half));
-    if let Err(error) = spawned {
-        eprintln!("ide-mcp bridge: cannot start the socket reader: {error}");
+    if let Err(error) = bridge.attach(&mut lock(&bridge.connection), stream, &endpoint) {
+        eprintln!("ide-mcp bridge: {error}");
         return ExitCode::FAILURE;
     }
 
@@ -109,6 +144,8 @@ struct InFlight {
     sent_with: Option<String>,
     /// Whether it has already been sent a second time; a request is resent at most once.
     resent: bool,
+    /// The connection it was sent on.
+    generation: u64,
 }
 
 /// What the stdin side and the socket side share.
@@ -122,14 +159,27 @@ struct BridgeState {
     server_gone: bool,
 }
 
+/// The connection to the server now.
+#[derive(Debug)]
+struct Connection {
+    /// The socket path, for messages.
+    socket: PathBuf,
+    /// The socket's write half; `None` once a `--project` bridge lost it. A whole frame is
+    /// written under the lock, so frames from the stdin side and resends from the socket side
+    /// never interleave.
+    writer: Option<MessageWriter>,
+    /// Counts the connections made, so that the reader of a lost one touches nothing of the
+    /// next.
+    generation: u64,
+}
+
 /// The bridge between standard input/output and one server socket.
 #[derive(Debug)]
 struct Bridge {
-    /// The socket path, for messages.
-    socket: PathBuf,
-    /// The socket's write half; a whole frame is written under the lock, so frames from the
-    /// stdin side and resends from the socket side never interleave.
-    writer: Mutex<MessageWriter>,
+    /// What the bridge reaches, looked up again on reconnection.
+    target: BridgeTarget,
+    /// The connection now; locked before `tokens` or `state` when they are taken together.
+    connection: Mutex<Connection>,
     /// The token file and the token last read from it.
     tokens: Mutex<TokenSource>,
     /// Requests in flight and how the two ends stand; never locked together with `tokens`.
@@ -139,9 +189,66 @@ struct Bridge {
 }
 
 impl Bridge {
+    /// Makes `stream` the connection and starts its reader thread.
+    fn attach(
+        self: &Arc<Self>,
+        connection: &mut Connection,
+        stream: MessageStream,
+        endpoint: &Endpoint,
+    ) -> Result<(), String> {
+        let (read_half, write_half) = stream.split();
+        connection.generation += 1;
+        connection.socket = endpoint.socket.clone();
+        connection.writer = Some(write_half);
+        let generation = connection.generation;
+        self.lock_state().server_gone = false;
+        let reader_bridge = Arc::clone(self);
+        thread::Builder::new()
+            .name("bridge-socket-reader".to_owned())
+            .spawn(move || reader_bridge.forward_replies(read_half, generation))
+            .map(|_| ())
+            .map_err(|error| format!("cannot start the socket reader: {error}"))
+    }
+
+    /// The connection's generation, reconnecting first when a `--project` bridge lost its set.
+    /// The error says why no set could be reached.
+    fn ensure_connected(self: &Arc<Self>) -> Result<u64, String> {
+        let mut connection = lock(&self.connection);
+        if connection.writer.is_some() || !self.target.reconnects() {
+            return Ok(connection.generation);
+        }
+        let started = std::time::Instant::now();
+        let failure = loop {
+            let reached = self.target.resolve().and_then(|endpoint| {
+                match MessageStream::connect(&endpoint.socket, Wire::Frames) {
+                    Ok(stream) => Ok((stream, endpoint)),
+                    Err(source) => Err(ClientError::Connect {
+                        socket: endpoint.socket,
+                        source,
+                    }
+                    .to_string()),
+                }
+            });
+            match reached {
+                Ok((stream, endpoint)) => {
+                    lock(&self.tokens).switch_to(endpoint.token_file.clone());
+                    self.attach(&mut connection, stream, &endpoint)?;
+                    eprintln!(
+                        "ide-mcp bridge: reconnected to {}",
+                        endpoint.socket.display()
+                    );
+                    return Ok(connection.generation);
+                }
+                Err(error) if started.elapsed() >= RECONNECT_WAIT => break error,
+                Err(_) => thread::sleep(RECONNECT_POLL),
+            }
+        };
+        Err(failure)
+    }
+
     /// Reads JSON-RPC lines from `input` and forwards each to the server, until `input` ends.
     /// Fails only when the server can no longer be written to.
-    fn forward_requests(&self, mut input: impl Read) -> Result<(), String> {
+    fn forward_requests(self: &Arc<Self>, mut input: impl Read) -> Result<(), String> {
         let mut decoder = LineDecoder::new(MAX_LINE_BYTES);
         let mut buffer = BytesMut::new();
         let mut chunk = vec![0u8; READ_CHUNK_BYTES];
@@ -210,11 +317,21 @@ impl Bridge {
 
     /// Parses one input line and sends it to the server; a line that is not JSON is answered
     /// on standard output with a parse error.
-    fn forward_line(&self, line: &[u8]) -> Result<(), String> {
+    fn forward_line(self: &Arc<Self>, line: &[u8]) -> Result<(), String> {
         let message = match parse_strict(line) {
             Ok(message) => message,
             Err(error) => {
                 write_stdout_line(&parse_error(&error.to_string()));
+                return Ok(());
+            }
+        };
+        let generation = match self.ensure_connected() {
+            Ok(generation) => generation,
+            Err(reason) => {
+                eprintln!("ide-mcp bridge: {reason}");
+                if let Some(id) = request_id(&message) {
+                    write_stdout_line(&lost_reply(id, &reason));
+                }
                 return Ok(());
             }
         };
@@ -226,6 +343,7 @@ impl Bridge {
                     request: message.clone(),
                     sent_with: token.clone(),
                     resent: false,
+                    generation,
                 },
             );
         }
@@ -234,25 +352,50 @@ impl Bridge {
             self.lock_state().in_flight.remove(&id_key(cancelled));
             self.state_changed.notify_all();
         }
-        self.send(message, token.as_deref())
+        self.send(message, token.as_deref(), generation)
     }
 
-    /// Attaches `token` to `message` and writes it to the socket as one TOON frame.
-    fn send(&self, mut message: Value, token: Option<&str>) -> Result<(), String> {
+    /// Attaches `token` to `message` and writes it to the socket of connection `generation` as
+    /// one TOON frame. A `--project` bridge whose set went away answers the request with an
+    /// error and goes on; any other bridge fails.
+    fn send(&self, mut message: Value, token: Option<&str>, generation: u64) -> Result<(), String> {
         if let Some(token) = token {
             attach_token(&mut message, token);
         }
-        let sent = lock(&self.writer).send(&message);
+        let mut connection = lock(&self.connection);
+        let current = connection.generation == generation;
+        let sent = match connection.writer.as_mut() {
+            Some(writer) if current => writer.send(&message),
+            _ => Err(TransportError::Io(io::ErrorKind::NotConnected.into())),
+        };
         match sent {
             Ok(()) => Ok(()),
             Err(TransportError::Encode(error)) => {
+                drop(connection);
                 self.answer_unsendable(&message, &error.to_string());
                 Ok(())
             }
-            Err(error) => Err(format!(
-                "lost the connection to {} while sending: {error}",
-                self.socket.display()
-            )),
+            Err(error) => {
+                let reason = format!(
+                    "lost the connection to {} while sending: {error}",
+                    connection.socket.display()
+                );
+                if !self.target.reconnects() {
+                    return Err(reason);
+                }
+                if connection.generation == generation {
+                    connection.writer = None;
+                }
+                drop(connection);
+                if let Some(id) = request_id(&message) {
+                    // Whoever takes it out of the table answers it, so it is answered once.
+                    if self.lock_state().in_flight.remove(&id_key(id)).is_some() {
+                        write_stdout_line(&lost_reply(id, &reason));
+                        self.state_changed.notify_all();
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -277,7 +420,7 @@ impl Bridge {
 
     /// Reads the server's frames and passes each message on as a JSON line, until the socket
     /// closes. If standard input is still open then, the bridge exits with an error.
-    fn forward_replies(&self, mut socket: MessageReader) {
+    fn forward_replies(&self, mut socket: MessageReader, generation: u64) {
         let failure = loop {
             match socket.receive() {
                 Ok(Some(message)) => self.forward_reply(message),
@@ -289,6 +432,18 @@ impl Bridge {
                 Err(error) => break Some(format!("the server's byte stream broke: {error}")),
             }
         };
+        let socket_path = {
+            let mut connection = lock(&self.connection);
+            if connection.generation == generation {
+                connection.writer = None;
+            }
+            connection.socket.clone()
+        };
+        let reason = failure.unwrap_or_else(|| "it closed the connection".to_owned());
+        if self.target.reconnects() {
+            self.answer_lost_requests(generation, &socket_path, &reason);
+            return;
+        }
         let input_closed = {
             let mut state = self.lock_state();
             state.server_gone = true;
@@ -296,15 +451,42 @@ impl Bridge {
         };
         self.state_changed.notify_all();
         if !input_closed {
-            let reason = failure.unwrap_or_else(|| "it closed the connection".to_owned());
             eprintln!(
                 "ide-mcp bridge: lost the connection to {}: {reason}",
-                self.socket.display()
+                socket_path.display()
             );
             // The main thread is blocked reading standard input and cannot be woken portably;
             // the bridge has nothing left to do, so it ends here.
             std::process::exit(i32::from(SERVER_LOST));
         }
+    }
+
+    /// A `--project` bridge lost connection `generation`: every request sent on it is answered
+    /// with an error (the set went away; whether the request ran is unknown), and the next
+    /// request looks the project up again.
+    fn answer_lost_requests(&self, generation: u64, socket: &Path, reason: &str) {
+        eprintln!(
+            "ide-mcp bridge: lost the connection to {}: {reason}; the next request looks the              project up again",
+            socket.display()
+        );
+        let lost: Vec<Value> = {
+            let mut state = self.lock_state();
+            let keys: Vec<String> = state
+                .in_flight
+                .iter()
+                .filter(|(_, in_flight)| in_flight.generation == generation)
+                .map(|(key, _)| key.clone())
+                .collect();
+            keys.iter()
+                .filter_map(|key| state.in_flight.remove(key))
+                .filter_map(|in_flight| in_flight.request.get("id").cloned())
+                .collect()
+        };
+        let reason = format!("the IDE's server set went away before answering ({reason})");
+        for id in lost {
+            write_stdout_line(&lost_reply(&id, &reason));
+        }
+        self.state_changed.notify_all();
     }
 
     /// Passes one message from the server on, unless it is the rejection of a request that
@@ -340,16 +522,16 @@ impl Bridge {
         if Some(&new_token) == sent_with.as_ref() {
             return false;
         }
-        let request = {
+        let (request, generation) = {
             let mut state = self.lock_state();
             let Some(in_flight) = state.in_flight.get_mut(key) else {
                 return false;
             };
             in_flight.resent = true;
             in_flight.sent_with = Some(new_token.clone());
-            in_flight.request.clone()
+            (in_flight.request.clone(), in_flight.generation)
         };
-        match self.send(request, Some(&new_token)) {
+        match self.send(request, Some(&new_token), generation) {
             Ok(()) => true,
             Err(error) => {
                 // The reader sees the connection close next; the rejection is passed on.
@@ -415,6 +597,11 @@ impl TokenSource {
             stamp: None,
             failure_reported: false,
         }
+    }
+
+    /// Reads the token from another file from now on (a `--project` bridge found a new set).
+    fn switch_to(&mut self, path: PathBuf) {
+        *self = TokenSource::new(path);
     }
 
     /// The current token, re-reading the file only if it is not the one read last time.
@@ -486,6 +673,15 @@ fn cancelled_request_id(message: &Value) -> Option<&Value> {
 /// The key an id is filed under: its compact JSON text, so `1` and `"1"` stay distinct.
 fn id_key(id: &Value) -> String {
     json::to_string(id)
+}
+
+/// The error reply to request `id` when no server set could answer it.
+fn lost_reply(id: &Value, reason: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": INTERNAL_ERROR_CODE, "message": reason },
+    })
 }
 
 fn parse_error(detail: &str) -> Value {

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bridge;
+mod bridge_target;
+mod list;
 mod shell_client;
 mod test_server;
 mod toon_command;
@@ -25,8 +27,10 @@ struct Cli {
 enum Command {
     /// Convert JSON to TOON or TOON to JSON (standard input to standard output).
     Toon(toon_command::ToonArgs),
-    /// Bridge MCP over stdio (JSON-RPC lines) to one server socket.
+    /// Bridge MCP over stdio (JSON-RPC lines) to one server socket, or to a project's server.
     Bridge(bridge::BridgeArgs),
+    /// List this user's live server sets (project root, socket directory, servers, pid).
+    List(list::ListArgs),
     /// List a server's live domains.
     Domains(shell_client::DomainsArgs),
     /// List the tools of one domain.
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Toon(args) => toon_command::run(args),
         Command::Bridge(args) => bridge::run(args),
+        Command::List(args) => list::run(args),
         Command::Domains(args) => shell_client::run_domains(args),
         Command::Tools(args) => shell_client::run_tools(args),
         Command::Run(args) => shell_client::run_tool(args),

@@ -1,7 +1,8 @@
 //! `ide-mcp testserver`: the four servers with the `diagnostics` domain, for protocol tests,
 //! benchmarks and trying a client out. It prints `IDE MCP servers listening under <dir>` on
 //! standard output when ready and stops cleanly on SIGTERM, Ctrl-C or the end of standard
-//! input.
+//! input. It registers in the per-user registry of live server sets like any set, under the
+//! `--project` roots it is given.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +31,17 @@ pub struct TestServerArgs {
     /// Keep serving after standard input closes (stop only on a signal).
     #[arg(long)]
     ignore_stdin: bool,
+    /// A project root to register the set under in the per-user registry of live server sets
+    /// (repeat for several), so `ide-mcp bridge --project` finds it.
+    #[arg(long = "project", value_name = "DIR")]
+    projects: Vec<PathBuf>,
+    /// Do not register the set in the per-user registry of live server sets.
+    #[arg(long)]
+    no_register: bool,
 }
+
+/// The host name the test server's registry record gives.
+const HOST_NAME: &str = "ide-mcp testserver";
 
 /// Runs the test server until it is told to stop.
 pub fn run(args: TestServerArgs) -> ExitCode {
@@ -49,6 +60,9 @@ pub fn run(args: TestServerArgs) -> ExitCode {
                 .overlap_ms
                 .map_or(defaults.overlap, Duration::from_millis),
         },
+        project_roots: args.projects,
+        register_live_set: !args.no_register,
+        host_name: HOST_NAME.to_owned(),
         ..ServerConfig::default()
     };
     // Everything the wait needs (a runtime, the signal handlers) is set up before the servers
@@ -74,6 +88,9 @@ pub fn run(args: TestServerArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(problem) = servers.registry_problem() {
+        eprintln!("ide-mcp testserver: serving without a registry record: {problem}");
+    }
     if let Some(directory) = servers.directory() {
         println!("{READY_LINE_PREFIX}{}", directory.display());
     }
