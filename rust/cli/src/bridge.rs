@@ -108,6 +108,13 @@ pub fn run(args: BridgeArgs) -> ExitCode {
             return ExitCode::from(SERVER_LOST);
         }
     };
+    if let BridgeTarget::Project { directory, .. } = &target {
+        eprintln!(
+            "ide-mcp bridge: {} is served by {}",
+            directory.display(),
+            endpoint.socket.display()
+        );
+    }
     let bridge = Arc::new(Bridge {
         target,
         connection: Mutex::new(Connection {

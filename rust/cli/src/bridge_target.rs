@@ -47,7 +47,9 @@ impl BridgeTarget {
     ) -> Result<BridgeTarget, String> {
         match project {
             Some(directory) => {
-                let server = target.parse::<ServerName>().map_err(|error| error.to_string())?;
+                let server = target
+                    .parse::<ServerName>()
+                    .map_err(|error| error.to_string())?;
                 Ok(BridgeTarget::Project {
                     directory: absolute(&directory)?,
                     server,
@@ -76,8 +78,8 @@ impl BridgeTarget {
             }),
             BridgeTarget::Project { directory, server } => {
                 let listing = list_live_sets().map_err(|error| error.to_string())?;
-                let record =
-                    find_for_project(&listing.live, directory).map_err(|error| error.to_string())?;
+                let record = find_for_project(&listing.live, directory)
+                    .map_err(|error| error.to_string())?;
                 if !record.serves(*server) {
                     return Err(format!(
                         "the server set serving {} (pid {}, sockets in {}) has no `{server}` \

@@ -39,7 +39,8 @@ fn registry_path_from(env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf,
     if let Some(runtime) = absolute("XDG_RUNTIME_DIR") {
         return Ok(runtime.join(REGISTRY_DIR_NAME));
     }
-    let cache = absolute("XDG_CACHE_HOME").or_else(|| absolute("HOME").map(|home| home.join(".cache")));
+    let cache =
+        absolute("XDG_CACHE_HOME").or_else(|| absolute("HOME").map(|home| home.join(".cache")));
     cache
         .map(|cache| cache.join(REGISTRY_DIR_NAME))
         .ok_or(LiveSetsError::NoDirectory)
@@ -70,8 +71,8 @@ impl RegistryDir {
                 })?;
         }
         let parent_fd = open_parent(parent)?;
-        let fd = open_or_create_private_dir(&parent_fd, name, path)
-            .map_err(LiveSetsError::Directory)?;
+        let fd =
+            open_or_create_private_dir(&parent_fd, name, path).map_err(LiveSetsError::Directory)?;
         Ok(RegistryDir {
             path: path.to_owned(),
             fd,
@@ -91,9 +92,9 @@ impl RegistryDir {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(errno) => {
-                return Err(LiveSetsError::Directory(
-                    crate::runtime_dir::refusal_or_io(&parent_fd, name, path, errno),
-                ))
+                return Err(LiveSetsError::Directory(crate::runtime_dir::refusal_or_io(
+                    &parent_fd, name, path, errno,
+                )))
             }
         };
         check_private_dir(&fstat(&fd, path).map_err(LiveSetsError::Directory)?, path)
@@ -118,7 +119,9 @@ fn split(path: &Path) -> Result<(&Path, &str), LiveSetsError> {
     if !path.is_absolute() {
         return Err(refused("it is not an absolute path"));
     }
-    let parent = path.parent().ok_or_else(|| refused("it is the root directory"))?;
+    let parent = path
+        .parent()
+        .ok_or_else(|| refused("it is the root directory"))?;
     let name = path
         .file_name()
         .and_then(|name| name.to_str())
@@ -167,7 +170,10 @@ mod tests {
             path(&all[1..]),
             Some(PathBuf::from("/run/user/7").join(REGISTRY_DIR_NAME))
         );
-        assert_eq!(path(&all[2..]), Some(PathBuf::from("/c").join(REGISTRY_DIR_NAME)));
+        assert_eq!(
+            path(&all[2..]),
+            Some(PathBuf::from("/c").join(REGISTRY_DIR_NAME))
+        );
         assert_eq!(
             path(&all[3..]),
             Some(PathBuf::from("/home/me/.cache").join(REGISTRY_DIR_NAME))

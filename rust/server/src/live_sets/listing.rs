@@ -163,7 +163,9 @@ fn unreadable_because(stat: &rustix::fs::Stat) -> Option<String> {
     }
     let size = u64::try_from(stat.st_size).unwrap_or(u64::MAX);
     if size > MAX_RECORD_BYTES {
-        return Some(format!("{size} bytes, over the limit of {MAX_RECORD_BYTES}"));
+        return Some(format!(
+            "{size} bytes, over the limit of {MAX_RECORD_BYTES}"
+        ));
     }
     None
 }

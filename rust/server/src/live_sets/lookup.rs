@@ -137,9 +137,20 @@ mod tests {
     #[test]
     fn nested_projects_go_to_the_deepest_root() {
         let live = [set(1, &["/w"]), set(2, &["/w/inner"])];
-        assert_eq!(find_for_project(&live, Path::new("/w/inner/src")).unwrap().pid, 2);
-        assert_eq!(find_for_project(&live, Path::new("/w/inner")).unwrap().pid, 2);
-        assert_eq!(find_for_project(&live, Path::new("/w/other")).unwrap().pid, 1);
+        assert_eq!(
+            find_for_project(&live, Path::new("/w/inner/src"))
+                .unwrap()
+                .pid,
+            2
+        );
+        assert_eq!(
+            find_for_project(&live, Path::new("/w/inner")).unwrap().pid,
+            2
+        );
+        assert_eq!(
+            find_for_project(&live, Path::new("/w/other")).unwrap().pid,
+            1
+        );
     }
 
     #[test]
@@ -148,11 +159,16 @@ mod tests {
         let error = find_for_project(&live, Path::new("/a/x")).unwrap_err();
         let text = error.to_string();
         assert!(matches!(error, LookupError::Ambiguous { .. }), "{text}");
-        assert!(text.contains("pid 1") && text.contains("pid 2") && !text.contains("pid 3"), "{text}");
+        assert!(
+            text.contains("pid 1") && text.contains("pid 2") && !text.contains("pid 3"),
+            "{text}"
+        );
         let error = find_for_project(&live, Path::new("/c")).unwrap_err();
         let text = error.to_string();
         assert!(text.contains("/c") && text.contains("/b: pid 3"), "{text}");
-        let text = find_for_project(&[], Path::new("/c")).unwrap_err().to_string();
+        let text = find_for_project(&[], Path::new("/c"))
+            .unwrap_err()
+            .to_string();
         assert!(text.contains("no server set is running"), "{text}");
     }
 }

@@ -59,7 +59,10 @@ impl LiveSetRecord {
         let host = if host.is_empty() {
             std::env::current_exe()
                 .ok()
-                .and_then(|exe| exe.file_name().map(|name| name.to_string_lossy().into_owned()))
+                .and_then(|exe| {
+                    exe.file_name()
+                        .map(|name| name.to_string_lossy().into_owned())
+                })
                 .unwrap_or_default()
         } else {
             host.to_owned()
@@ -74,7 +77,10 @@ impl LiveSetRecord {
                 .take(MAX_ROOTS)
                 .collect(),
             socket_directory: socket_directory.to_owned(),
-            servers: servers.iter().map(|server| server.as_str().to_owned()).collect(),
+            servers: servers
+                .iter()
+                .map(|server| server.as_str().to_owned())
+                .collect(),
             pid: identity.pid,
             pid_start_time: identity.start_time,
             host,
@@ -191,22 +197,41 @@ mod tests {
         let cases: Vec<(Box<dyn Fn(&mut LiveSetRecord)>, &str)> = vec![
             (Box::new(|r| r.format = 2), "format 2"),
             (Box::new(|r| r.pid = 0), "pid 0"),
-            (Box::new(|r| r.socket_directory = "rel".into()), "socket directory"),
-            (Box::new(|r| r.project_roots = vec!["rel".into()]), "project root rel"),
-            (Box::new(|r| r.servers = vec!["shell".into()]), "unknown server"),
-            (Box::new(|r| r.host = "h".repeat(MAX_HOST_BYTES + 1)), "host name"),
+            (
+                Box::new(|r| r.socket_directory = "rel".into()),
+                "socket directory",
+            ),
+            (
+                Box::new(|r| r.project_roots = vec!["rel".into()]),
+                "project root rel",
+            ),
+            (
+                Box::new(|r| r.servers = vec!["shell".into()]),
+                "unknown server",
+            ),
+            (
+                Box::new(|r| r.host = "h".repeat(MAX_HOST_BYTES + 1)),
+                "host name",
+            ),
         ];
         for (spoil, expected) in cases {
             let mut record = sample();
             spoil(&mut record);
             let error = LiveSetRecord::from_json(&record.to_json().unwrap()).unwrap_err();
-            assert!(error.contains(expected), "{error} should mention {expected}");
+            assert!(
+                error.contains(expected),
+                "{error} should mention {expected}"
+            );
         }
-        assert!(LiveSetRecord::from_json(b"{").unwrap_err().contains("not a record"));
+        assert!(LiveSetRecord::from_json(b"{")
+            .unwrap_err()
+            .contains("not a record"));
         let deep = "[".repeat(10_000);
         assert!(LiveSetRecord::from_json(deep.as_bytes()).is_err());
         let huge = vec![b' '; MAX_RECORD_BYTES as usize + 1];
-        assert!(LiveSetRecord::from_json(&huge).unwrap_err().contains("larger"));
+        assert!(LiveSetRecord::from_json(&huge)
+            .unwrap_err()
+            .contains("larger"));
     }
 
     #[test]

@@ -34,7 +34,10 @@ impl Registration {
         record: &LiveSetRecord,
         id: &str,
     ) -> Result<Registration, LiveSetsError> {
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        if id.is_empty()
+            || !id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
             return Err(LiveSetsError::Encode(format!(
                 "{id:?} cannot name a record file"
@@ -75,7 +78,13 @@ impl Registration {
         };
         match fs_at::unlink_at(&self.dir.fd, self.temp_name.as_str()) {
             Ok(()) | Err(Errno::NOENT) => {}
-            Err(errno) => return Err(io("remove the stale temporary record", &temp_path, errno.into())),
+            Err(errno) => {
+                return Err(io(
+                    "remove the stale temporary record",
+                    &temp_path,
+                    errno.into(),
+                ))
+            }
         }
         let fd = create_private_file(&self.dir.fd, &self.temp_name, &temp_path)
             .map_err(LiveSetsError::Directory)?;
