@@ -95,7 +95,7 @@ pub(super) fn scan(dir: &RegistryDir) -> Result<Listing, LiveSetsError> {
     }
     listing
         .live
-        .sort_by(|a, b| (a.started_at, a.pid).cmp(&(b.started_at, b.pid)));
+        .sort_by_key(|record| (record.started_at, record.pid));
     Ok(listing)
 }
 

@@ -194,7 +194,8 @@ mod tests {
 
     #[test]
     fn a_bad_record_is_refused_with_the_reason() {
-        let cases: Vec<(Box<dyn Fn(&mut LiveSetRecord)>, &str)> = vec![
+        type Spoil = Box<dyn Fn(&mut LiveSetRecord)>;
+        let cases: Vec<(Spoil, &str)> = vec![
             (Box::new(|r| r.format = 2), "format 2"),
             (Box::new(|r| r.pid = 0), "pid 0"),
             (
