@@ -214,6 +214,21 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_directory<'local>(
 }
 
 #[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_registryRecord<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let servers = handles::get(handle)?;
+        match servers.registry_record() {
+            Some(record) => Ok(JString::from_str(env, record.to_string_lossy())?),
+            None => Ok(JString::null()),
+        }
+    })
+}
+
+#[no_mangle]
 pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_socketPath<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,

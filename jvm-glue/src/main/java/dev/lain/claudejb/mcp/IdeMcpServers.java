@@ -132,6 +132,21 @@ public final class IdeMcpServers implements AutoCloseable {
         return Paths.get(Native.socketPath(handle, server.wireName()));
     }
 
+    /**
+     * This set's record in the per-user registry of live server sets ({@code ide-mcp list},
+     * {@code ide-mcp bridge --project DIR SERVER} find the set through it), or {@code null} when
+     * the set is not registered: {@link Options.Builder#registerLiveSet(boolean)} turned it
+     * off, or the registry directory was refused (the reason is logged). The record names the
+     * project roots, the socket directory, the live servers, this process and the
+     * {@linkplain Options.Builder#hostName host name}; never the token. It is removed by
+     * {@link #close()}.
+     */
+    public Path registryRecord() {
+        checkRunning();
+        String record = Native.registryRecord(handle);
+        return record == null ? null : Paths.get(record);
+    }
+
     /** The servers that have a socket now. */
     public Set<Server> liveServers() {
         checkRunning();
@@ -362,7 +377,10 @@ public final class IdeMcpServers implements AutoCloseable {
             /**
              * The project's roots: arguments a tool marks as paths ({@code "x-ide-mcp-path": true}
              * in its schema) must resolve inside one of them, or the call needs
-             * {@link Verdict#allowExplicitly()} (see {@link GuardRequest#concerns()}).
+             * {@link Verdict#allowExplicitly()} (see {@link GuardRequest#concerns()}). They are
+             * also the roots the set is registered under in the per-user registry of live server
+             * sets: {@code ide-mcp bridge --project DIR SERVER} reaches the set whose root holds
+             * {@code DIR}.
              */
             public Builder projectRoots(List<Path> roots) {
                 List<Object> names = new ArrayList<>();
@@ -496,6 +514,26 @@ public final class IdeMcpServers implements AutoCloseable {
             /** Threads doing socket I/O. */
             public Builder workerThreads(int threads) {
                 knobs.put("workerThreads", threads);
+                return this;
+            }
+
+            /**
+             * Whether the set writes a record in the per-user registry of live server sets
+             * (default: on), so that {@code ide-mcp list} shows it and
+             * {@code ide-mcp bridge --project DIR SERVER} finds it by its
+             * {@linkplain #projectRoots(List) project roots}; see {@link IdeMcpServers#registryRecord()}.
+             */
+            public Builder registerLiveSet(boolean register) {
+                knobs.put("registerLiveSet", register);
+                return this;
+            }
+
+            /**
+             * The IDE or host the registry record names (at most 256 bytes, no control
+             * characters), e.g. {@code "IntelliJ IDEA 2026.1"}; default: the program's name.
+             */
+            public Builder hostName(String name) {
+                knobs.put("hostName", Objects.requireNonNull(name, "name"));
                 return this;
             }
 

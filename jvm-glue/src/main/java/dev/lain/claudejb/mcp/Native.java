@@ -28,6 +28,9 @@ final class Native {
 
     static native String directory(long handle);
 
+    /** This set's registry record file, or null when the set is not registered. */
+    static native String registryRecord(long handle);
+
     static native String socketPath(long handle, String server);
 
     static native String[] liveServers(long handle);

@@ -78,6 +78,12 @@ public class OptionsTest {
         if (type == int.class) {
             return 7;
         }
+        if (type == boolean.class) {
+            return false;
+        }
+        if (type == String.class) {
+            return "IDE";
+        }
         if (type == List.class) {
             List<Path> roots = new ArrayList<>();
             roots.add(Paths.get("/p"));

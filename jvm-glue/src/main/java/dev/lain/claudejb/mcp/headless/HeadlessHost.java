@@ -45,6 +45,9 @@ import java.util.concurrent.CountDownLatch;
  * runtime directory is gone.
  */
 public final class HeadlessHost implements AutoCloseable {
+    /** The host name of this host's record in the per-user registry of live server sets. */
+    static final String HOST_NAME = "ide-mcp headless";
+
     static final String USAGE = String.join("\n",
             "usage: java -cp <jar> dev.lain.claudejb.mcp.headless.HeadlessHost [options] [project-dir]",
             "",
@@ -145,7 +148,10 @@ public final class HeadlessHost implements AutoCloseable {
         options.defaultBases(null); // java.io.tmpdir, the fallback
         // The library's baseline policy resolves every path argument (marked "x-ide-mcp-path")
         // against the project and denies what leads outside it or to a credential file.
+        // The project is also the root the set is registered under in the per-user registry of
+        // live server sets, which the printed `ide-mcp bridge --project <project> <server>` uses.
         options.projectRoots(project);
+        options.hostName(HOST_NAME);
         IdeMcpServers started;
         try {
             started = IdeMcpServers.start(options.build());

@@ -89,9 +89,12 @@ final class McpServersConfig {
     }
 
     /**
-     * {@code {"mcpServers": {"code": {"type": "stdio", "command": …, "args": [… socket]}, …}}}
-     * (JSON text) for every live server: the library's block for the native bridge, or for the
-     * Java bridge when this jar sits in a plugin layout ({@code <plugin>/lib/*.jar}); else, from
+     * {@code {"mcpServers": {"code": {"type": "stdio", "command": …, "args": […]}, …}}}
+     * (JSON text) for every live server: the library's block for the native bridge (the stable
+     * {@code ide-mcp bridge --project <project> <server>}, which finds the set again at every
+     * start through the per-user registry of live server sets), or for the Java bridge (the
+     * socket, whose path changes with every start) when
+     * this jar sits in a plugin layout ({@code <plugin>/lib/*.jar}); else, from
      * a build directory, the same entries with this jar (or classes directory) as the class path.
      */
     static String block(IdeMcpServers servers, Path nativeBridge) {
@@ -142,7 +145,7 @@ final class McpServersConfig {
     /**
      * What each agent needs, after the plain {@code mcpServers} block: a {@code claude mcp add}
      * line per server for Claude Code (user scope, which asks no approval; a {@code remove}
-     * first, since the socket paths change with every start), then a {@code mcpServers} block
+     * first, so that running them again replaces the entries), then a {@code mcpServers} block
      * for Gemini CLI's {@code ~/.gemini/settings.json} with {@code trust: true}, after how to
      * trust the project's folder (without which Gemini CLI connects none of them). {@code block}
      * is the value of {@link #block}; lines starting with {@code #} say what each part is for.

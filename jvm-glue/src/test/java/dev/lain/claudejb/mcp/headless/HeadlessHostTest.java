@@ -221,10 +221,35 @@ public class HeadlessHostTest {
         Map<?, ?> code = (Map<?, ?>) servers.get("code");
         assertEquals("stdio", code.get("type"));
         List<?> args = (List<?>) code.get("args");
-        assertEquals(host.servers().socketPath(Server.CODE).toString(), args.get(args.size() - 1));
         String command = (String) code.get("command");
-        assertTrue(command, command.endsWith("ide-mcp") || command.endsWith("/bin/java"));
+        if (command.endsWith("ide-mcp")) {
+            // The native bridge gets the stable form: the registry finds the set at every start.
+            assertEquals(List.of("bridge", "--project", projectRoot(), "code"), args);
+        } else {
+            assertTrue(command, command.endsWith("/bin/java"));
+            assertEquals(host.servers().socketPath(Server.CODE).toString(), args.get(args.size() - 1));
+        }
         assertNotNull(Json.parse(host.mcpServersJson()));
+    }
+
+    private String projectRoot() {
+        try {
+            return project.root.toRealPath().toString();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    public void theHostIsRegisteredUnderItsProjectAndRemovedWhenItStops() throws Exception {
+        Path record = host.servers().registryRecord();
+        assertNotNull("the headless host is not in the registry of live server sets", record);
+        Map<?, ?> fields = (Map<?, ?>) Json.parse(new String(Files.readAllBytes(record), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(List.of(projectRoot()), fields.get("projectRoots"));
+        assertEquals("ide-mcp headless", fields.get("host"));
+        host.close();
+        assertFalse(Files.exists(record));
+        host = null;
     }
 
     @Test

@@ -13,7 +13,7 @@ import org.junit.Test;
 /** The setup text for each agent, built from the {@code mcpServers} block. */
 public class McpServersConfigTest {
     private static final String BLOCK = "{\"mcpServers\": {"
-            + "\"code\": {\"type\": \"stdio\", \"command\": \"/opt/ide mcp/ide-mcp\", \"args\": [\"bridge\", \"/tmp/x/code.sock\"]},"
+            + "\"code\": {\"type\": \"stdio\", \"command\": \"/opt/ide mcp/ide-mcp\", \"args\": [\"bridge\", \"--project\", \"/home/me/demo\", \"code\"]},"
             + "\"ops\": {\"type\": \"stdio\", \"command\": \"/opt/ide-mcp\", \"args\": [\"bridge\", \"/tmp/x/ops.sock\"]}}}";
 
     @SuppressWarnings("unchecked")
@@ -40,7 +40,7 @@ public class McpServersConfigTest {
         }
         assertEquals(List.of(
                 "claude mcp remove --scope user ide-demo-code 2>/dev/null; claude mcp add --transport stdio --scope user"
-                        + " ide-demo-code -- '/opt/ide mcp/ide-mcp' bridge /tmp/x/code.sock",
+                        + " ide-demo-code -- '/opt/ide mcp/ide-mcp' bridge --project /home/me/demo code",
                 "claude mcp remove --scope user ide-demo-ops 2>/dev/null; claude mcp add --transport stdio --scope user"
                         + " ide-demo-ops -- /opt/ide-mcp bridge /tmp/x/ops.sock"), lines);
         assertEquals("'it'\\''s'", McpServersConfig.shellWord("it's"));
@@ -57,7 +57,7 @@ public class McpServersConfigTest {
         assertEquals(List.of("ide-demo-code", "ide-demo-ops"), new ArrayList<>(servers.keySet()));
         Map<?, ?> code = (Map<?, ?>) servers.get("ide-demo-code");
         assertEquals("/opt/ide mcp/ide-mcp", code.get("command"));
-        assertEquals(List.of("bridge", "/tmp/x/code.sock"), code.get("args"));
+        assertEquals(List.of("bridge", "--project", "/home/me/demo", "code"), code.get("args"));
         assertEquals(Boolean.TRUE, code.get("trust"));
         assertTrue(text, text.startsWith("\n# Claude Code") && text.endsWith("}\n"));
     }
