@@ -67,6 +67,16 @@ def bridge_command(socket: Path) -> list[str]:
     return [str(IDE_MCP), "bridge", str(socket)]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_registry(tmp_path_factory):
+    """One registry of live server sets for the whole run (IDE_MCP_REGISTRY, inherited by every
+    server, bridge and agent started), so that `ide-mcp bridge --project` finds the sets these
+    tests start, and only those."""
+    registry = tmp_path_factory.mktemp("registry") / "live-sets"
+    os.environ["IDE_MCP_REGISTRY"] = str(registry)
+    yield registry
+
+
 @dataclass
 class RunningServers:
     """A started set of servers: its runtime directory and one socket per server."""

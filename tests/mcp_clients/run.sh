@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end tests with real MCP clients: the official MCP Python SDK, the TypeScript SDK 1.x,
 # the MCP Inspector's CLI, the Claude Code and Gemini CLIs, and a hand-written client mixing
-# both protocol eras, all through `ide-mcp bridge`.
+# both protocol eras, all through `ide-mcp bridge`, locally and over a real OpenSSH sshd.
 #
 # Installs what it needs on first use (each step is skipped when already done):
 #   - target/release/ide-mcp      cargo build --release -p ide-mcp-cli
 #   - tests/mcp_clients/.venv     python3 -m venv, pip install -r requirements.txt
 #   - tests/mcp_clients/node_modules   npm ci (package-lock.json): Inspector, TypeScript SDK, Claude Code, Gemini CLI
+#   - /usr/sbin/sshd, ssh         apt-get install openssh-server openssh-client (test_ssh.py starts its own sshd)
 # then runs pytest on tests/mcp_clients. Extra arguments go to pytest (e.g. -k inspector -x).
 #
 # Environment: IDE_MCP_BIN (the ide-mcp executable; default target/release/ide-mcp),
@@ -67,6 +68,16 @@ if [[ ! -x "$here/node_modules/.bin/mcp-inspector" \
     echo "$want" > "$here/node_modules/.installed"
 fi
 
-# 4. The tests.
+# 4. OpenSSH, for the remote-reach tests (test_ssh.py): Debian's sshd and ssh client.
+if [[ ! -x /usr/sbin/sshd ]] || ! command -v ssh > /dev/null || ! command -v ssh-keygen > /dev/null; then
+    say "installing openssh-server and openssh-client (apt-get)"
+    sudo=""
+    [[ "$(id -u)" -eq 0 ]] || sudo="sudo"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server openssh-client \
+        || { $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive \
+                apt-get install -y --no-install-recommends openssh-server openssh-client; }
+fi
+
+# 5. The tests.
 cd "$here"
 exec "$venv/bin/python" -m pytest "$@"

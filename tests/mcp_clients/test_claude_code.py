@@ -54,9 +54,17 @@ def test_claude_code_connects_to_every_server_added_as_printed(built_host, proje
         for name in SERVERS:
             assert re.search(rf"^{name}: .* - \W*Pending approval", done.stdout, re.MULTILINE), done.stdout
         for name in SERVERS:
-            assert str(servers.socket(name)) in done.stdout
+            # The stable form: the bridge finds the project's set in the registry at every start.
+            assert f"bridge --project {project} {name}" in done.stdout, done.stdout
 
         # Run again after a restart, the lines replace the entries instead of failing on them.
         again = subprocess.run(["sh", "-c", lines[0]], cwd=project, env=claude_env, capture_output=True,
                                text=True, timeout=RUN_TIMEOUT)
         assert again.returncode == 0 and "Added stdio MCP server" in again.stdout, again.stdout + again.stderr
+
+    # The host restarts (a new runtime directory, new sockets): what was added still connects.
+    with serve_project(built_host, project):
+        done = subprocess.run(["claude", "mcp", "list"], cwd=project, env=claude_env, capture_output=True,
+                              text=True, timeout=RUN_TIMEOUT)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert listed_servers(done.stdout) == {f"ide-project-{name}": "Connected" for name in SERVERS}, done.stdout

@@ -58,4 +58,4 @@ def test_gemini_cli_connects_to_every_server_once_the_project_is_trusted(built_h
         trusted = mcp_list()
         assert listed_servers(trusted) == dict.fromkeys(names, "Connected"), trusted
         for name in SERVERS:
-            assert str(servers.socket(name)) in trusted
+            assert f"bridge --project {project} {name}" in trusted, trusted
