@@ -117,15 +117,25 @@ impl Bridge {
         }
     }
 
-    /// Sends `echo {value}` and returns the reply.
-    fn echo(&mut self, id: u64, value: &str) -> Value {
+    /// Sends `run(tool, args)` without waiting for the reply.
+    fn send_run(&mut self, id: u64, tool: &str, args: Value) {
         let request = json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": "run", "arguments": { "tool": "echo", "args": { "value": value } } },
+            "params": { "name": "run", "arguments": { "tool": tool, "args": args } },
         });
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{request}").unwrap();
         stdin.flush().unwrap();
+    }
+
+    /// Sends `echo {value}` and returns the reply.
+    fn echo(&mut self, id: u64, value: &str) -> Value {
+        self.send_run(id, "echo", json!({ "value": value }));
+        self.reply(id)
+    }
+
+    /// The next reply with `id`.
+    fn reply(&mut self, id: u64) -> Value {
         loop {
             let line = self.stdout.recv_timeout(STEP_TIMEOUT).unwrap();
             let reply: Value = serde_json::from_str(&line).unwrap();
@@ -334,7 +344,17 @@ fn a_restarted_host_is_found_again_by_a_running_bridge() {
     bridge.stderr_line_with("is served by");
     assert!(echoed(&bridge.echo(1, "before"), "before"));
 
+    // A call in flight when the set stops is answered with an error, not left hanging (the
+    // stop cancels it; the set sends no reply for it).
+    bridge.send_run(9, "sleep", json!({ "ms": 60_000 }));
     first.stop();
+    let lost = bridge.reply(9);
+    assert!(
+        lost["error"]["message"]
+            .as_str()
+            .is_some_and(|message| !message.is_empty()),
+        "{lost}"
+    );
     bridge.stderr_line_with("lost the connection");
     let second = registry.start_set(&[project.path()]);
     let reply = bridge.echo(2, "after the restart");
