@@ -11,10 +11,10 @@
 //! reader thread decodes the server's frames and writes each message as one compact JSON line
 //! on standard output, which carries nothing else; diagnostics go to standard error.
 //!
-//! The token comes from the `token` file beside the socket (or `--token-file`). It is re-read whenever that file
-//! changes, and after a `request rejected` reply: the requests in flight are kept by id, so a
-//! request rejected because the token rotated under it is sent once more with the new token
-//! instead of its rejection being passed on.
+//! The token comes from the `token` file beside the socket (or `--token-file`). It is re-read
+//! whenever that file changes, and after a `request rejected` reply: the requests in flight are
+//! kept by id, so a request rejected because the token rotated under it is sent once more with
+//! the new token instead of its rejection being passed on.
 //!
 //! End of standard input ends the bridge with status 0 once the replies still owed have arrived
 //! (waiting at most [`DRAIN_TIMEOUT`]). A socket that cannot be reached or that closes while
