@@ -536,7 +536,7 @@ impl<'t> Parser<'t> {
         let bytes = content.as_bytes();
         // The common case, `key: value` with a bare key, is settled by the first
         // of `:`, `[` and `"`; everything else takes the general path.
-        let simple_colon = match memchr::memchr3(b':', b'[', b'"', bytes) {
+        let simple_colon = match first_colon_bracket_or_quote(bytes) {
             Some(at) if bytes[at] == b':' => Some(at),
             Some(at) if bytes[at] == b'"' && at == 0 => {
                 match super::quote::find_closing_quote(bytes, 0) {
@@ -653,6 +653,21 @@ impl<'t> Parser<'t> {
             return self.deliver(Value::Array(Vec::new()), Slot::Push);
         }
         let bytes = after.as_bytes();
+        // The first of `:`, `[` and `"` settles the common items: a colon first is a bare
+        // key (an object item; a header needs its bracket before the colon), none of them
+        // a primitive. Brackets and quotes take the general path.
+        match first_colon_bracket_or_quote(bytes) {
+            Some(colon) if bytes[colon] == b':' => {
+                let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
+                self.push_frame(frame, line)?;
+                return self.plain_field(line, from, item_depth + 1, Some(colon));
+            }
+            None => {
+                let value = self.primitive(line, from, line.end)?;
+                return self.deliver(value, Slot::Push);
+            }
+            Some(_) => {}
+        }
         let may_be_header =
             memchr::memchr(b'[', bytes).is_some() && memchr::memchr(b':', bytes).is_some();
         if may_be_header {
@@ -988,6 +1003,25 @@ impl<'t> Parser<'t> {
             }
         }
     }
+}
+
+/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape.
+///
+/// Keys are short, so the first bytes are looked at one by one: a call into `memchr3`
+/// costs more than the handful of bytes before a typical key's colon. Past them, the
+/// rest of a long line goes to `memchr3`.
+#[inline]
+fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
+    const BYTE_BY_BYTE: usize = 16;
+    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
+    if let Some(at) = head
+        .iter()
+        .position(|&byte| matches!(byte, b':' | b'[' | b'"'))
+    {
+        return Some(at);
+    }
+    let rest = bytes.get(BYTE_BY_BYTE..)?;
+    memchr::memchr3(b':', b'[', b'"', rest).map(|at| BYTE_BY_BYTE + at)
 }
 
 /// What the objects of one row take besides their cells: an entry and a key copy for every
