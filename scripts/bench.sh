@@ -8,7 +8,7 @@
 #      ping-pong and rmcp, all driven by one load generator in one run;
 #   3. memory under hostile input (`ide-mcp-bench hostile-memory`, a few seconds): the
 #      server's peak RSS growth and the decoders' peak heap for inputs built to expand.
-# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About five
+# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About seven
 # minutes on 2 cores once the builds are cached.
 #
 # Usage: scripts/bench.sh [--no-jvm] [--no-write]
