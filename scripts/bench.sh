@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs every benchmark and rewrites docs/BENCHMARKS.md with the results:
-#   1. the TOON codec bench (criterion), whose section is made from target/criterion by
-#      `ide-mcp-bench toon-report`;
+#   1. the TOON codec bench (criterion) and its instruction counts (callgrind,
+#      scripts/codec-instructions.sh, which installs valgrind when missing), whose section is
+#      made from target/criterion and those counts by `ide-mcp-bench toon-report`;
 #   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
 #      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
 #      ping-pong and rmcp, all driven by one load generator in one run;
 #   3. memory under hostile input (`ide-mcp-bench hostile-memory`, a few seconds): the
 #      server's peak RSS growth and the decoders' peak heap for inputs built to expand.
-# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About five
+# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About seven
 # minutes on 2 cores once the builds are cached.
 #
 # Usage: scripts/bench.sh [--no-jvm] [--no-write]
@@ -77,8 +78,12 @@ fi
 step "TOON codec bench (cargo bench -p ide-mcp-protocol --bench codec)"
 wait_for_other_benches
 cargo bench --locked -p ide-mcp-protocol --bench codec
+step "TOON codec instructions (scripts/codec-instructions.sh, callgrind)"
+codec_instructions=${CARGO_TARGET_DIR:-target}/codec-instructions.tsv
+scripts/codec-instructions.sh >"$codec_instructions"
 step "TOON codec section"
-target/release/ide-mcp-bench toon-report --criterion "${CARGO_TARGET_DIR:-target}/criterion" "${write_args[@]}"
+target/release/ide-mcp-bench toon-report --criterion "${CARGO_TARGET_DIR:-target}/criterion" \
+    --instructions "$codec_instructions" "${write_args[@]}"
 
 step "server bench (ide-mcp-bench)"
 wait_for_other_benches

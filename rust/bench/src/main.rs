@@ -91,6 +91,10 @@ enum Command {
         /// Criterion's output directory.
         #[arg(long, default_value = "target/criterion")]
         criterion: PathBuf,
+        /// Instruction counts from `scripts/codec-instructions.sh`, for the table beside the
+        /// times (without it the section says they were not counted).
+        #[arg(long)]
+        instructions: Option<PathBuf>,
         /// Replace the toon-bench section of this Markdown file (e.g. docs/BENCHMARKS.md).
         #[arg(long)]
         write: Option<PathBuf>,
@@ -117,7 +121,11 @@ fn main() -> ExitCode {
             socket,
             count_allocations,
         }) => serve_rmcp(socket, count_allocations),
-        Some(Command::ToonReport { criterion, write }) => toon(&criterion, write.as_deref()),
+        Some(Command::ToonReport {
+            criterion,
+            instructions,
+            write,
+        }) => toon(&criterion, instructions.as_deref(), write.as_deref()),
         Some(Command::HostileMemory { write }) => hostile_memory(write.as_deref()),
         None => benchmark(&cli),
     };
@@ -179,8 +187,18 @@ fn java_launch(cli: &Cli) -> Result<JavaLaunch, String> {
     })
 }
 
-fn toon(criterion: &std::path::Path, write: Option<&std::path::Path>) -> Result<(), String> {
-    let results = toon_report::read_results(criterion)?;
+fn toon(
+    criterion: &std::path::Path,
+    instructions: Option<&std::path::Path>,
+    write: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let mut results = toon_report::read_results(criterion)?;
+    if let Some(path) = instructions {
+        let tsv = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        toon_report::attach_instructions(&mut results, &tsv)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+    }
     let environment =
         toon_report::ToonEnvironment::current(&jvm::repository_root().join("Cargo.lock"));
     let section = toon_report::to_markdown(&results, &environment);

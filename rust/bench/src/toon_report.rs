@@ -1,6 +1,7 @@
 //! The TOON codec section of docs/BENCHMARKS.md, made from the results criterion leaves in
 //! `target/criterion` after `cargo bench -p ide-mcp-protocol --bench codec`
-//! (`rust/protocol/benches/codec.rs`).
+//! (`rust/protocol/benches/codec.rs`), and from the instruction counts of
+//! `scripts/codec-instructions.sh` (callgrind), which machine noise does not move.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -58,9 +59,24 @@ impl Estimate {
     }
 }
 
+/// Instructions per call of one payload (callgrind), ours and `serde_json`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Instructions {
+    /// Our TOON encoder.
+    pub ours_encode: u64,
+    /// Our TOON decoder.
+    pub ours_decode: u64,
+    /// `serde_json::to_string`.
+    pub json_encode: u64,
+    /// `serde_json::from_str`.
+    pub json_decode: u64,
+}
+
 /// The six benchmarks of one payload.
 #[derive(Debug, Clone)]
 pub struct PayloadResult {
+    /// The criterion group and `codec_ops` payload name, e.g. `a_small_request`.
+    pub group: &'static str,
     /// The label, e.g. `(a) small request`.
     pub label: &'static str,
     /// What the payload is.
@@ -77,24 +93,68 @@ pub struct PayloadResult {
     pub their_encode: Estimate,
     /// `toon-format`'s decoder.
     pub their_decode: Estimate,
+    /// Instructions per call, when they were counted in this run.
+    pub instructions: Option<Instructions>,
 }
 
 impl PayloadResult {
-    fn encode_vs_json(&self) -> f64 {
-        self.ours_encode.ns / self.json_encode.ns
+    fn encode_vs_json(&self) -> Option<f64> {
+        Some(self.ours_encode.ns / self.json_encode.ns)
     }
 
-    fn decode_vs_json(&self) -> f64 {
-        self.ours_decode.ns / self.json_decode.ns
+    fn decode_vs_json(&self) -> Option<f64> {
+        Some(self.ours_decode.ns / self.json_decode.ns)
     }
 
-    fn their_encode_vs_ours(&self) -> f64 {
-        self.their_encode.ns / self.ours_encode.ns
+    fn their_encode_vs_ours(&self) -> Option<f64> {
+        Some(self.their_encode.ns / self.ours_encode.ns)
     }
 
-    fn their_decode_vs_ours(&self) -> f64 {
-        self.their_decode.ns / self.ours_decode.ns
+    fn their_decode_vs_ours(&self) -> Option<f64> {
+        Some(self.their_decode.ns / self.ours_decode.ns)
     }
+
+    fn encode_instructions_vs_json(&self) -> Option<f64> {
+        self.instructions
+            .map(|counts| counts.ours_encode as f64 / counts.json_encode.max(1) as f64)
+    }
+
+    fn decode_instructions_vs_json(&self) -> Option<f64> {
+        self.instructions
+            .map(|counts| counts.ours_decode as f64 / counts.json_decode.max(1) as f64)
+    }
+}
+
+/// Adds the counts of `scripts/codec-instructions.sh` (lines of `payload operation count`,
+/// tab-separated) to `results`; every payload must have all four operations.
+pub fn attach_instructions(results: &mut [PayloadResult], tsv: &str) -> Result<(), String> {
+    let mut counts = std::collections::HashMap::new();
+    for line in tsv.lines().filter(|line| !line.trim().is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [payload, operation, count] = fields.as_slice() else {
+            return Err(format!("not `payload<TAB>operation<TAB>count`: {line:?}"));
+        };
+        let count: u64 = count
+            .trim()
+            .parse()
+            .map_err(|_| format!("not an instruction count: {line:?}"))?;
+        counts.insert((payload.to_string(), operation.to_string()), count);
+    }
+    for result in results {
+        let get = |operation: &str| {
+            counts
+                .get(&(result.group.to_owned(), operation.to_owned()))
+                .copied()
+                .ok_or_else(|| format!("no instruction count for {} {operation}", result.group))
+        };
+        result.instructions = Some(Instructions {
+            ours_encode: get("encode")?,
+            ours_decode: get("decode")?,
+            json_encode: get("json-encode")?,
+            json_decode: get("json-decode")?,
+        });
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -153,6 +213,7 @@ pub fn read_results(criterion: &Path) -> Result<Vec<PayloadResult>, String> {
         .map(|&(group, label, what)| {
             let get = |id: &str| read_estimate(criterion, &format!("{group}/{id}"));
             Ok(PayloadResult {
+                group,
                 label,
                 what,
                 ours_encode: get("toon_encode/ours")?,
@@ -161,6 +222,7 @@ pub fn read_results(criterion: &Path) -> Result<Vec<PayloadResult>, String> {
                 json_decode: get("json_decode/serde_json")?,
                 their_encode: get("toon_encode/toon-format")?,
                 their_decode: get("toon_decode/toon-format")?,
+                instructions: None,
             })
         })
         .collect()
@@ -318,30 +380,78 @@ pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> 
             at_least(result.their_decode_vs_ours(), VS_TOON_FORMAT_GOAL)
         );
     }
+    instruction_table(&mut out, results);
     let _ = writeln!(out, "\nGoals in this run:\n");
     for goal in GOALS {
         let _ = writeln!(out, "- {}: {}.", goal.text, goal.summary(results));
     }
     let _ = writeln!(
         out,
-        "\nReproduce: `scripts/bench.sh`, or just this part (from the repository root; about 3 \
-         minutes):\n\n```sh\ncargo bench -p ide-mcp-protocol --bench codec\ncargo run --release \
-         -p ide-mcp-bench -- toon-report --write docs/BENCHMARKS.md\n```"
+        "\nReproduce: `scripts/bench.sh`, or just this part (from the repository root; about 5 \
+         minutes):\n\n```sh\ncargo bench -p ide-mcp-protocol --bench codec\n\
+         scripts/codec-instructions.sh > target/codec-instructions.tsv\ncargo run --release \
+         -p ide-mcp-bench -- toon-report --instructions target/codec-instructions.tsv --write \
+         docs/BENCHMARKS.md\n```"
     );
     out
+}
+
+/// The instruction counts beside the times: the figures a regression shows in, run to run.
+fn instruction_table(out: &mut String, results: &[PayloadResult]) {
+    let _ = writeln!(out, "\n### Instructions per call (callgrind)\n");
+    if results.iter().any(|result| result.instructions.is_none()) {
+        let _ = writeln!(
+            out,
+            "Not counted in this run (`scripts/codec-instructions.sh` did not run, or valgrind \
+             is missing)."
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "`scripts/codec-instructions.sh` runs each operation of `rust/protocol/examples/\
+         codec_ops.rs` (2,000 calls for (a), 50 for (b), 3 for (c), 10 for (d)) under callgrind, \
+         counting only its loop, and divides by the calls: the same value and text as the \
+         benchmark, the decoded value's drop included, for both codecs. The count is exact for a \
+         given binary and does not move with the load; it is not a time (cache misses and \
+         branch mispredictions cost time but no instructions), so both appear.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| Payload | ours encode | serde_json to_string | encode: ours / serde_json | ours \
+         decode | serde_json from_str | decode: ours / serde_json |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
+    for result in results {
+        let Some(counts) = result.instructions else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            result.label,
+            thousands(counts.ours_encode as f64),
+            thousands(counts.json_encode as f64),
+            at_most(result.encode_instructions_vs_json(), ENCODE_VS_JSON_GOAL),
+            thousands(counts.ours_decode as f64),
+            thousands(counts.json_decode as f64),
+            at_most(result.decode_instructions_vs_json(), DECODE_VS_JSON_GOAL),
+        );
+    }
 }
 
 /// One goal of the ratios table.
 struct Goal {
     text: &'static str,
-    ratio: fn(&PayloadResult) -> f64,
+    /// `None` when the figure was not measured in this run.
+    ratio: fn(&PayloadResult) -> Option<f64>,
     /// The ratio must be at most the bound (else at least).
     at_most: bool,
     bound: f64,
     digits: usize,
 }
 
-const GOALS: [Goal; 4] = [
+const GOALS: [Goal; 6] = [
     Goal {
         text: "encode ≤ 1.5× `serde_json::to_string`",
         ratio: PayloadResult::encode_vs_json,
@@ -370,11 +480,24 @@ const GOALS: [Goal; 4] = [
         bound: VS_TOON_FORMAT_GOAL,
         digits: 1,
     },
+    Goal {
+        text: "by instructions (the stable figure), encode ≤ 1.5× `serde_json::to_string`",
+        ratio: PayloadResult::encode_instructions_vs_json,
+        at_most: true,
+        bound: ENCODE_VS_JSON_GOAL,
+        digits: 2,
+    },
+    Goal {
+        text: "by instructions, decode ≤ 1.0× `serde_json::from_str`",
+        ratio: PayloadResult::decode_instructions_vs_json,
+        at_most: true,
+        bound: DECODE_VS_JSON_GOAL,
+        digits: 2,
+    },
 ];
 
 impl Goal {
-    fn met(&self, result: &PayloadResult) -> bool {
-        let value = (self.ratio)(result);
+    fn met(&self, value: f64) -> bool {
         if self.at_most {
             value <= self.bound
         } else {
@@ -384,13 +507,20 @@ impl Goal {
 
     /// `met on (a), (b); **missed** on (c) (1.55×)`.
     fn summary(&self, results: &[PayloadResult]) -> String {
-        let (met, missed): (Vec<&PayloadResult>, Vec<&PayloadResult>) =
-            results.iter().partition(|result| self.met(result));
+        let measured: Vec<(&PayloadResult, f64)> = results
+            .iter()
+            .filter_map(|result| (self.ratio)(result).map(|value| (result, value)))
+            .collect();
+        if measured.is_empty() {
+            return "not measured in this run".to_owned();
+        }
+        let (met, missed): (Vec<_>, Vec<_>) =
+            measured.iter().partition(|(_, value)| self.met(*value));
         let name = |result: &PayloadResult| result.label.split(' ').next().unwrap_or("");
         let digits = self.digits;
         let missed_list = missed
             .iter()
-            .map(|result| format!("{} ({:.digits$}×)", name(result), (self.ratio)(result)))
+            .map(|(result, value)| format!("{} ({value:.digits$}×)", name(result)))
             .collect::<Vec<_>>()
             .join(", ");
         if missed.is_empty() {
@@ -398,7 +528,10 @@ impl Goal {
         } else if met.is_empty() {
             format!("**missed** on every payload: {missed_list}")
         } else {
-            let met_list = met.iter().map(|result| name(result)).collect::<Vec<_>>();
+            let met_list = met
+                .iter()
+                .map(|(result, _)| name(result))
+                .collect::<Vec<_>>();
             format!(
                 "met on {}; **missed** on {missed_list}",
                 met_list.join(", ")
@@ -453,7 +586,10 @@ fn thousands(value: f64) -> String {
 /// Near the goal: within 5 % of it.
 const JUST: f64 = 0.05;
 
-fn at_most(ratio: f64, goal: f64) -> String {
+fn at_most(ratio: Option<f64>, goal: f64) -> String {
+    let Some(ratio) = ratio else {
+        return "–".to_owned();
+    };
     if ratio <= goal {
         format!("{ratio:.2} ✔")
     } else if ratio <= goal * (1.0 + JUST) {
@@ -463,7 +599,10 @@ fn at_most(ratio: f64, goal: f64) -> String {
     }
 }
 
-fn at_least(ratio: f64, goal: f64) -> String {
+fn at_least(ratio: Option<f64>, goal: f64) -> String {
+    let Some(ratio) = ratio else {
+        return "–".to_owned();
+    };
     if ratio >= goal {
         format!("{ratio:.1} ✔")
     } else if ratio >= goal * (1.0 - JUST) {
@@ -560,6 +699,64 @@ mod tests {
         assert!(markdown
             .contains("- encode ≤ 1.5× `serde_json::to_string`: **missed** on every payload"));
         assert!(markdown.contains("- decode ≤ 1.0× `serde_json::from_str`: met on every payload."));
+        assert!(markdown.contains("Not counted in this run"));
+        assert!(markdown.contains(
+            "- by instructions, decode ≤ 1.0× `serde_json::from_str`: not measured in this run."
+        ));
+
+        let mut results = results;
+        let mut tsv = String::new();
+        for (group, _, _) in PAYLOADS {
+            for (operation, count) in [
+                ("encode", 4_742),
+                ("decode", 18_234),
+                ("json-encode", 3_518),
+                ("json-decode", 13_886),
+            ] {
+                tsv.push_str(&format!("{group}\t{operation}\t{count}\n"));
+            }
+        }
+        attach_instructions(&mut results, &tsv).unwrap();
+        let markdown = to_markdown(&results, &environment);
+        assert!(
+            markdown.contains(
+                "| (a) small request | 4,742 | 3,518 | 1.35 ✔ | 18,234 | 13,886 | 1.31 ✘ |"
+            ),
+            "{markdown}"
+        );
+        assert!(markdown.contains(
+            "- by instructions (the stable figure), encode ≤ 1.5× `serde_json::to_string`: met on \
+             every payload."
+        ));
+        assert!(markdown.contains(
+            "- by instructions, decode ≤ 1.0× `serde_json::from_str`: **missed** on every \
+             payload: (a) (1.31×)"
+        ));
+    }
+
+    #[test]
+    fn a_missing_instruction_count_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        for (group, _, _) in PAYLOADS {
+            for id in [
+                "toon_encode/ours",
+                "toon_decode/ours",
+                "json_encode/serde_json",
+                "json_decode/serde_json",
+                "toon_encode/toon-format",
+                "toon_decode/toon-format",
+            ] {
+                write_bench(root.path(), &format!("{group}/{id}"), 100.0, 100);
+            }
+        }
+        let mut results = read_results(root.path()).unwrap();
+        let error = attach_instructions(&mut results, "a_small_request\tencode\t10\n").unwrap_err();
+        assert_eq!(error, "no instruction count for a_small_request decode");
+        let error = attach_instructions(&mut results, "a_small_request encode 10\n").unwrap_err();
+        assert!(
+            error.starts_with("not `payload<TAB>operation<TAB>count`"),
+            "{error}"
+        );
     }
 
     #[test]

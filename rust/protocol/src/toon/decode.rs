@@ -81,6 +81,48 @@ struct Parser<'t> {
     max_decoded_bytes: usize,
 }
 
+/// The parser's working vectors, kept per thread from one decode to the next.
+///
+/// A fresh parser would allocate them for every message: for a small request that is most
+/// of its allocations, and a frame stack or entry buffer of a kilobyte or more is a request
+/// the allocator serves from its large bins, which first consolidates every small block
+/// freed since (the previous message's value) — more work than decoding the message.
+/// Between decodes the vectors are empty; their capacities are capped by [`Scratch::keep`].
+#[derive(Default)]
+struct Scratch {
+    frames: Vec<Frame>,
+    entries: Vec<(String, Value)>,
+    cells: Vec<Value>,
+}
+
+/// Capacities a thread keeps between decodes; a vector that grew past its cap for one
+/// unusual message is freed rather than held.
+const KEPT_FRAMES: usize = 64;
+const KEPT_ENTRIES: usize = 256;
+const KEPT_CELLS: usize = 256;
+
+impl Scratch {
+    /// Empties the vectors and frees those that grew past their caps.
+    fn keep(mut self) -> Scratch {
+        fn reset<T>(vector: &mut Vec<T>, cap: usize) {
+            vector.clear();
+            if vector.capacity() > cap {
+                *vector = Vec::new();
+            }
+        }
+        reset(&mut self.frames, KEPT_FRAMES);
+        reset(&mut self.entries, KEPT_ENTRIES);
+        reset(&mut self.cells, KEPT_CELLS);
+        self
+    }
+}
+
+thread_local! {
+    /// Taken (left empty) while a decode runs, so a decode on the same thread during it
+    /// (none today) would just start from empty vectors.
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
 pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
     if options.indent == 0 {
         return Err(DecodeError::new(1, 1, "indent must be at least 1"));
@@ -88,20 +130,29 @@ pub(crate) fn decode(text: &str, options: &DecodeOptions) -> Result<Value, Decod
     let max_decoded_bytes = options
         .max_decoded_bytes
         .unwrap_or_else(|| decode_budget(text.len()));
+    // During thread teardown the thread-local may be gone: decode with fresh vectors.
+    let scratch = SCRATCH.try_with(|cell| cell.take()).unwrap_or_default();
     let mut parser = Parser {
         text,
         lines: Lines::new(text, options.indent, options.strict),
         strict: options.strict,
         max_depth: options.max_depth,
-        // Sixteen levels cover ordinary documents without regrowing; deeper ones grow.
-        frames: Vec::with_capacity(16),
+        frames: scratch.frames,
         result: None,
-        entries: Vec::with_capacity(16),
-        cells: Vec::new(),
+        entries: scratch.entries,
+        cells: scratch.cells,
         budget: Budget::new(max_decoded_bytes),
         max_decoded_bytes,
     };
-    parser.document()
+    let decoded = parser.document();
+    let scratch = Scratch {
+        frames: parser.frames,
+        entries: parser.entries,
+        cells: parser.cells,
+    }
+    .keep();
+    let _ = SCRATCH.try_with(|cell| cell.set(scratch));
+    decoded
 }
 
 impl<'t> Parser<'t> {
@@ -485,7 +536,7 @@ impl<'t> Parser<'t> {
         let bytes = content.as_bytes();
         // The common case, `key: value` with a bare key, is settled by the first
         // of `:`, `[` and `"`; everything else takes the general path.
-        let simple_colon = match memchr::memchr3(b':', b'[', b'"', bytes) {
+        let simple_colon = match first_colon_bracket_or_quote(bytes) {
             Some(at) if bytes[at] == b':' => Some(at),
             Some(at) if bytes[at] == b'"' && at == 0 => {
                 match super::quote::find_closing_quote(bytes, 0) {
@@ -602,6 +653,21 @@ impl<'t> Parser<'t> {
             return self.deliver(Value::Array(Vec::new()), Slot::Push);
         }
         let bytes = after.as_bytes();
+        // The first of `:`, `[` and `"` settles the common items: a colon first is a bare
+        // key (an object item; a header needs its bracket before the colon), none of them
+        // a primitive. Brackets and quotes take the general path.
+        match first_colon_bracket_or_quote(bytes) {
+            Some(colon) if bytes[colon] == b':' => {
+                let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
+                self.push_frame(frame, line)?;
+                return self.plain_field(line, from, item_depth + 1, Some(colon));
+            }
+            None => {
+                let value = self.primitive(line, from, line.end)?;
+                return self.deliver(value, Slot::Push);
+            }
+            Some(_) => {}
+        }
         let may_be_header =
             memchr::memchr(b'[', bytes).is_some() && memchr::memchr(b':', bytes).is_some();
         if may_be_header {
@@ -939,6 +1005,25 @@ impl<'t> Parser<'t> {
     }
 }
 
+/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape.
+///
+/// Keys are short, so the first bytes are looked at one by one: a call into `memchr3`
+/// costs more than the handful of bytes before a typical key's colon. Past them, the
+/// rest of a long line goes to `memchr3`.
+#[inline]
+fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
+    const BYTE_BY_BYTE: usize = 16;
+    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
+    if let Some(at) = head
+        .iter()
+        .position(|&byte| matches!(byte, b':' | b'[' | b'"'))
+    {
+        return Some(at);
+    }
+    let rest = bytes.get(BYTE_BY_BYTE..)?;
+    memchr::memchr3(b':', b'[', b'"', rest).map(|at| BYTE_BY_BYTE + at)
+}
+
 /// What the objects of one row take besides their cells: an entry and a key copy for every
 /// field and every group.
 fn fields_cost(fields: &Fields) -> usize {
@@ -987,4 +1072,48 @@ fn build_row(fields: &Fields, cells: &mut Vec<Value>) -> Value {
         }
     }
     Value::Object(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_default(text: &str) -> Result<Value, DecodeError> {
+        decode(text, &DecodeOptions::default())
+    }
+
+    #[test]
+    fn a_failed_decode_leaves_nothing_for_the_next_one() {
+        // Fails three objects deep, with entries and an open list still on the stacks.
+        let broken = "a:\n  b: 1\n  c[1]:\n    - x: 1\n      y:\n        z: 2\n        z: 3";
+        let error = decode_default(broken).expect_err("duplicate key");
+        assert_eq!((error.line(), error.column()), (7, 9), "{error}");
+        let text = "p: 1\nq:\n  r[2]: a,b";
+        assert_eq!(
+            decode_default(text).expect("valid"),
+            serde_json::json!({"p": 1, "q": {"r": ["a", "b"]}})
+        );
+    }
+
+    #[test]
+    fn the_thread_keeps_only_small_working_vectors() {
+        let cells = (0..1000).map(|n| n.to_string()).collect::<Vec<_>>();
+        let text = format!(
+            "rows[1]{{{}}}:\n  {}",
+            (0..1000)
+                .map(|n| format!("f{n}"))
+                .collect::<Vec<_>>()
+                .join(","),
+            cells.join(",")
+        );
+        let value = decode_default(&text).expect("valid");
+        assert_eq!(value["rows"][0]["f999"], serde_json::json!(999));
+        let kept = SCRATCH.with(|cell| cell.take());
+        assert!(kept.cells.is_empty() && kept.cells.capacity() <= KEPT_CELLS);
+        assert!(kept.frames.is_empty() && kept.entries.is_empty());
+        // A small document leaves its vectors for the next decode on this thread.
+        decode_default("a:\n  b:\n    c: 1").expect("valid");
+        let kept = SCRATCH.with(|cell| cell.take());
+        assert!(kept.frames.capacity() > 0 && kept.frames.is_empty());
+    }
 }

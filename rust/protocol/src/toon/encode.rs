@@ -546,10 +546,22 @@ fn shape_of(items: &[Value]) -> ArrayShape {
 /// The field list of an array of uniform objects, or `None` when the array
 /// must use list form.
 fn table_columns(rows: &[Value]) -> Option<Vec<Column<'_>>> {
+    // Most arrays of objects that are not tables show it in their first two rows (objects
+    // of different sizes): that is settled before anything is allocated.
+    let width = match rows.first() {
+        Some(Value::Object(first)) => first.len(),
+        _ => return None,
+    };
+    if rows
+        .get(1)
+        .is_some_and(|second| !matches!(second, Value::Object(map) if map.len() == width))
+    {
+        return None;
+    }
     let mut maps = Vec::with_capacity(rows.len());
     for row in rows {
         match row {
-            Value::Object(map) => maps.push(map),
+            Value::Object(map) if map.len() == width => maps.push(map),
             _ => return None,
         }
     }
@@ -563,13 +575,25 @@ fn keyed_columns(map: &Map<String, Value>) -> Option<Vec<Column<'_>>> {
     if map.len() < 2 {
         return None;
     }
-    let mut maps = Vec::with_capacity(map.len());
-    for value in map.values() {
-        match value {
-            Value::Object(inner) if !inner.is_empty() => maps.push(inner),
-            _ => return None,
-        }
+    // Asked of every object with two entries or more; nearly all have a primitive among
+    // their values, which settles it before anything is allocated.
+    let width = match map.values().next() {
+        Some(Value::Object(first)) if !first.is_empty() => first.len(),
+        _ => return None,
+    };
+    if !map
+        .values()
+        .all(|value| matches!(value, Value::Object(inner) if inner.len() == width))
+    {
+        return None;
     }
+    let maps: Vec<&Map<String, Value>> = map
+        .values()
+        .filter_map(|value| match value {
+            Value::Object(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
     let mut columns = Vec::new();
     classify(&maps, 0, &mut columns).then_some(columns)
 }
@@ -666,6 +690,29 @@ mod tests {
         assert_eq!(
             encode(&json!({"m": {"x": {"v": 1}, "y": {"v": 2}}})),
             "m[2:]{v}:\n  x: 1\n  y: 2"
+        );
+    }
+
+    #[test]
+    fn objects_of_other_sizes_or_kinds_keep_list_form() {
+        // The first two rows agree, the third is wider: no table.
+        assert_eq!(
+            encode(&json!({"t": [{"a": 1}, {"a": 2}, {"a": 3, "b": 4}]})),
+            "t[3]:\n  - a: 1\n  - a: 2\n  - a: 3\n    b: 4"
+        );
+        // Same sizes, other keys: no table either.
+        assert_eq!(
+            encode(&json!({"t": [{"a": 1}, {"b": 2}]})),
+            "t[2]:\n  - a: 1\n  - b: 2"
+        );
+        // A keyed table needs every value an object of one size.
+        assert_eq!(
+            encode(&json!({"m": {"x": {"v": 1}, "y": {"v": 2, "w": 3}}})),
+            "m:\n  x:\n    v: 1\n  y:\n    v: 2\n    w: 3"
+        );
+        assert_eq!(
+            encode(&json!({"m": {"x": {"v": 1}, "y": 2}})),
+            "m:\n  x:\n    v: 1\n  y: 2"
         );
     }
 

@@ -45,6 +45,7 @@ pub(crate) fn find_unquoted2(bytes: &[u8], first: u8, second: u8, from: usize) -
 ///
 /// A byte loop: `str::trim_matches` goes through the generic pattern machinery, which
 /// costs more than the one or two spaces there usually are to remove.
+#[inline]
 pub(crate) fn trim_spaces(text: &str) -> &str {
     let bytes = text.as_bytes();
     let start = skip_spaces(bytes, 0);
@@ -56,6 +57,7 @@ pub(crate) fn trim_spaces(text: &str) -> &str {
 }
 
 /// Index of the first byte at or after `from` that is not U+0020 (`bytes.len()` if none).
+#[inline]
 pub(crate) fn skip_spaces(bytes: &[u8], from: usize) -> usize {
     let mut at = from;
     while at < bytes.len() && bytes[at] == b' ' {

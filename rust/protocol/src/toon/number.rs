@@ -206,6 +206,14 @@ pub(crate) fn decode_number(token: &str) -> Option<Value> {
     let bytes = token.as_bytes();
     let negative = bytes.first() == Some(&b'-');
     let start = usize::from(negative);
+    if let Some(magnitude) = short_integer(&bytes[start..]) {
+        // At most 18 digits: the negation fits `i64`, and `-0` lands on 0.
+        return Some(Value::Number(if negative {
+            Number::from(-(magnitude as i64))
+        } else {
+            Number::from(magnitude)
+        }));
+    }
     let shape = scan_number_shape(bytes, start)?;
     if shape.end != bytes.len() {
         return None;
@@ -238,11 +246,90 @@ pub(crate) fn decode_number(token: &str) -> Option<Value> {
         return Some(lossless_float_or_string(token));
     }
 
-    let float: f64 = match token.parse() {
-        Ok(float) => float,
-        Err(_) => return Some(Value::String(token.to_owned())),
+    let float: f64 = match exact_small_float(&bytes[start..]) {
+        Some(magnitude) if negative => -magnitude,
+        Some(magnitude) => magnitude,
+        None => match token.parse() {
+            Ok(float) => float,
+            Err(_) => return Some(Value::String(token.to_owned())),
+        },
     };
     Some(float_to_value(float).unwrap_or_else(|| Value::String(token.to_owned())))
+}
+
+/// The value of `digits` when it is a plain integer of 1 to 18 digits without a leading
+/// zero (the common number, read in one pass); `None` sends everything else to the full
+/// grammar.
+#[inline]
+fn short_integer(digits: &[u8]) -> Option<u64> {
+    let (&first, _) = digits.split_first()?;
+    if digits.len() > 18 || (first == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut value = 0u64;
+    for &byte in digits {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    Some(value)
+}
+
+/// Powers of ten that `f64` holds exactly.
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The value of `digits(.digits)?([eE][+-]?digits)?` (already checked against the grammar)
+/// when its digits make an integer of at most 2^53 and its decimal exponent is within ±22:
+/// then both are exact in `f64` and one multiplication or division rounds correctly, so the
+/// result is the one `str::parse` gives (Clinger's fast path). `None` for everything else.
+fn exact_small_float(number: &[u8]) -> Option<f64> {
+    const MAX_EXACT: u64 = 1 << 53;
+    let mut mantissa = 0u64;
+    let mut exponent = 0i64;
+    let mut at = 0;
+    let mut in_fraction = false;
+    while let Some(&byte) = number.get(at) {
+        match byte {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(byte - b'0');
+                if mantissa > MAX_EXACT {
+                    return None;
+                }
+                exponent -= i64::from(in_fraction);
+            }
+            b'.' => in_fraction = true,
+            _ => break,
+        }
+        at += 1;
+    }
+    if at < number.len() {
+        // `e`, an optional sign, digits: the grammar was checked, so only its size matters.
+        let written = &number[at + 1..];
+        let (sign, digits) = match written.first() {
+            Some(b'-') => (-1, &written[1..]),
+            Some(b'+') => (1, &written[1..]),
+            _ => (1, written),
+        };
+        if digits.len() > 3 {
+            return None;
+        }
+        let value = digits
+            .iter()
+            .fold(0i64, |acc, &digit| acc * 10 + i64::from(digit - b'0'));
+        exponent += sign * value;
+    }
+    let power = *EXACT_POWERS_OF_TEN.get(usize::try_from(exponent.unsigned_abs()).ok()?)?;
+    let mantissa = mantissa as f64;
+    Some(if exponent < 0 {
+        mantissa / power
+    } else {
+        mantissa * power
+    })
 }
 
 /// Canonicalises a decoded float: integral values in the 64-bit ranges become
@@ -349,6 +436,44 @@ mod tests {
         ] {
             assert!(!is_numeric_like(text.as_bytes()), "{text}");
         }
+    }
+
+    #[test]
+    fn the_float_fast_path_agrees_with_parse() {
+        for text in [
+            "0.5",
+            "134.68",
+            "1.2309999999999999",
+            "4.154999999999999",
+            "9007199254740992.5",
+            "0.1e-22",
+            "123.456e5",
+            "7e22",
+            "7e23",
+            "1e-23",
+            "0.000000000000000000000000001",
+            "3.14159265358979323846",
+            "2.5E+3",
+        ] {
+            let parsed: f64 = text.parse().expect("a float");
+            if let Some(fast) = exact_small_float(text.as_bytes()) {
+                assert_eq!(fast.to_bits(), parsed.to_bits(), "{text}");
+            }
+            assert_eq!(
+                decode_number(text),
+                Some(float_to_value(parsed).expect("finite")),
+                "{text}"
+            );
+            let negative = format!("-{text}");
+            assert_eq!(
+                decode_number(&negative),
+                Some(float_to_value(-parsed).expect("finite")),
+                "{negative}"
+            );
+        }
+        assert_eq!(exact_small_float(b"134.68"), Some(134.68));
+        assert_eq!(exact_small_float(b"9007199254740993.0"), None, "past 2^53");
+        assert_eq!(exact_small_float(b"1e23"), None, "past 10^22");
     }
 
     #[test]
