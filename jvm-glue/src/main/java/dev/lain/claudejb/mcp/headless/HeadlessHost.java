@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -67,7 +68,11 @@ public final class HeadlessHost implements AutoCloseable {
     private final Config config;
     private final Path project;
     private final IdeMcpServers servers;
-    private final ToolRunner runner;
+    /**
+     * One runner per server, so tools of one server that are stuck or slow (a search, a long
+     * task) cannot keep another server's tools — the ops status above all — from running.
+     */
+    private final Map<Server, ToolRunner> runners = new EnumMap<>(Server.class);
     private final boolean gitRepository;
     private final List<Domain> domains = new ArrayList<>();
     private final Instant startedAt = Instant.now();
@@ -132,7 +137,9 @@ public final class HeadlessHost implements AutoCloseable {
         Git git = Git.of(project, config.git);
         this.gitRepository = git != null;
         TaskCatalog tasks = new TaskCatalog(paths);
-        this.runner = new ToolRunner(Math.max(4, Runtime.getRuntime().availableProcessors()));
+        for (Server server : Server.values()) {
+            runners.put(server, new ToolRunner(server.wireName(), Math.max(4, Runtime.getRuntime().availableProcessors())));
+        }
         this.nativeBridge = McpServersConfig.findNativeBridge(config.bridge);
 
         IdeMcpServers.Options.Builder options = IdeMcpServers.Options.builder()
@@ -150,23 +157,23 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             started = IdeMcpServers.start(options.build());
         } catch (RuntimeException e) {
-            runner.close();
+            closeRunners();
             throw e;
         }
         this.servers = started;
         try {
             ProjectFiles files = new ProjectFiles(paths, git);
-            domains.add(FilesDomain.domain(paths, files, runner));
+            domains.add(FilesDomain.domain(paths, files, runner(Server.CODE)));
             if (git != null) {
-                domains.add(GitDomain.domain(git, paths, runner));
+                domains.add(GitDomain.domain(git, paths, runner(Server.VCS)));
             } else {
                 HostLog.info(project + " is not a git work tree (or git is missing): the vcs server has no domain");
             }
-            domains.add(TasksDomain.domain(tasks, project, runner));
-            domains.add(StatusDomain.domain(this, runner));
+            domains.add(TasksDomain.domain(tasks, project, runner(Server.RUN)));
+            domains.add(StatusDomain.domain(this, runner(Server.OPS)));
             if (config.diagnostics) {
                 for (Server server : Server.values()) {
-                    domains.add(DiagnosticsDomain.domain(server, runner));
+                    domains.add(DiagnosticsDomain.domain(server, runner(server)));
                 }
             }
             for (Domain domain : domains) {
@@ -212,6 +219,11 @@ public final class HeadlessHost implements AutoCloseable {
         return Collections.unmodifiableList(domains);
     }
 
+    /** The runner of {@code server}'s tools (tests add tools to it to hold its threads). */
+    ToolRunner runner(Server server) {
+        return runners.get(server);
+    }
+
     Instant startedAt() {
         return startedAt;
     }
@@ -237,7 +249,7 @@ public final class HeadlessHost implements AutoCloseable {
 
     /** The status the {@code status} tool answers, for tests and diagnostics. */
     Map<String, Object> status() {
-        return StatusDomain.status(this, runner);
+        return StatusDomain.status(this);
     }
 
     /** Stops the servers (calls in flight are cancelled, their processes killed) and removes the directory. */
@@ -252,11 +264,17 @@ public final class HeadlessHost implements AutoCloseable {
                 servers.close();
             }
         } finally {
-            runner.close();
+            closeRunners();
             if (config.terminal != null) {
                 config.terminal.close();
             }
             stopped.countDown();
+        }
+    }
+
+    private void closeRunners() {
+        for (ToolRunner runner : runners.values()) {
+            runner.close();
         }
     }
 
