@@ -77,7 +77,7 @@ final class TasksDomain {
         AtomicLong lastReport = new AtomicLong(System.nanoTime());
         ProcessRunner.Outcome outcome;
         try {
-            outcome = ProcessRunner.run(task.command, directory, new LinkedHashMap<>(), task.timeout,
+            outcome = ProcessRunner.run(task.command, directory, ProcessRunner.minimalEnvironment(), task.timeout,
                 MAX_OUTPUT_BYTES, true, true, context, line -> {
                     long count = lines.incrementAndGet();
                     long now = System.nanoTime();
