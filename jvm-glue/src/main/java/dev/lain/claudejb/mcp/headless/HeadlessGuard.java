@@ -12,9 +12,11 @@ import dev.lain.claudejb.mcp.Verdict;
  */
 final class HeadlessGuard implements SecurityGuard {
     private final TaskCatalog tasks;
+    private final TaskSnapshots snapshots;
 
-    HeadlessGuard(TaskCatalog tasks) {
+    HeadlessGuard(TaskCatalog tasks, TaskSnapshots snapshots) {
         this.tasks = tasks;
+        this.snapshots = snapshots;
     }
 
     @Override
@@ -25,9 +27,11 @@ final class HeadlessGuard implements SecurityGuard {
         if (request.tool().equals("run_task") && request.domain().equals("tasks")) {
             Object name = request.arguments().get("name");
             try {
+                // The one read of the task for this call: the prompt shows this snapshot, and the
+                // handler runs it.
                 TaskCatalog.Task task = tasks.find(String.valueOf(name));
-                return Verdict.ask("Run task `" + task.name + "` (" + task.commandLine() + ") in "
-                        + tasks.file().getParent().getParent() + "?");
+                snapshots.put(request.callNumber(), task);
+                return Verdict.ask("Run task " + task.describe() + "?");
             } catch (ToolFailure e) {
                 return Verdict.deny(e.getMessage());
             }

@@ -137,13 +137,14 @@ public final class HeadlessHost implements AutoCloseable {
         Git git = Git.of(project, config.git);
         this.gitRepository = git != null;
         TaskCatalog tasks = new TaskCatalog(paths);
+        TaskSnapshots taskSnapshots = new TaskSnapshots();
         for (Server server : Server.values()) {
             runners.put(server, new ToolRunner(server.wireName(), Math.max(4, Runtime.getRuntime().availableProcessors())));
         }
         this.nativeBridge = McpServersConfig.findNativeBridge(config.bridge);
 
         IdeMcpServers.Options.Builder options = IdeMcpServers.Options.builder()
-                .guard(new HeadlessGuard(tasks))
+                .guard(new HeadlessGuard(tasks, taskSnapshots))
                 .host(new HeadlessHostCallbacks(config.terminal, config.askUnexpected))
                 .drainTimeout(config.drainTimeout);
         for (Path base : config.bases) {
@@ -169,7 +170,7 @@ public final class HeadlessHost implements AutoCloseable {
             } else {
                 HostLog.info(project + " is not a git work tree (or git is missing): the vcs server has no domain");
             }
-            domains.add(TasksDomain.domain(tasks, project, runner(Server.RUN)));
+            domains.add(TasksDomain.domain(tasks, taskSnapshots, runner(Server.RUN)));
             domains.add(StatusDomain.domain(this, runner(Server.OPS)));
             if (config.diagnostics) {
                 for (Server server : Server.values()) {
