@@ -293,7 +293,7 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             config = parseArguments(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("ide-mcp headless: " + e.getMessage());
+            System.err.println("ide-mcp headless: " + TerminalText.visible(e.getMessage()));
             System.err.println(USAGE);
             System.exit(2);
             return;
@@ -312,14 +312,15 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             host = start(config);
         } catch (IOException | McpException | IllegalArgumentException e) {
-            System.err.println("ide-mcp headless: cannot serve " + config.project.toAbsolutePath() + ": " + e.getMessage());
+            System.err.println(TerminalText.visible("ide-mcp headless: cannot serve " + config.project.toAbsolutePath()
+                    + ": " + e.getMessage()));
             System.exit(1);
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(host::close, "headless-shutdown"));
         stdout.println(Contract.READY_LINE_PREFIX + host.directory());
         stdout.println(host.mcpServersJson());
-        stdout.print(host.clientSetup());
+        stdout.print(TerminalText.visibleLines(host.clientSetup())); // for a person to read and paste
         stdout.flush();
         HostLog.info("serving " + host.project() + " (" + String.join(", ", liveNames(host)) + ")"
                 + (config.stopOnStdinEof ? "; stops when stdin ends" : "; stop with Ctrl-C"));

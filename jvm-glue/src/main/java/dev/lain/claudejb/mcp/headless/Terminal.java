@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Standard input, owned by one reader thread: the answers a person types to questions
  * ({@link #ask}, one question at a time), and the end of input ({@link #onEof}). Questions are
- * asked only when there is a person at a terminal ({@link #interactive()}).
+ * asked only when there is a person at a terminal ({@link #interactive()}). Everything it writes
+ * goes through {@link TerminalText}, so no control character a client or a repository chose
+ * reaches the terminal raw.
  */
 final class Terminal {
     private static final String EOF = new String("<eof>");
@@ -90,7 +92,7 @@ final class Terminal {
             try {
                 lines.removeIf(line -> line != EOF); // nothing typed before the question answers it
                 synchronized (prompts) {
-                    prompts.print("\n" + question + " [y/N] ");
+                    prompts.print("\n" + TerminalText.visible(question) + " [y/N] ");
                     prompts.flush();
                 }
                 String line = eof.isDone() && lines.isEmpty() ? EOF
@@ -116,7 +118,7 @@ final class Terminal {
     void say(String text) {
         if (prompts != null) {
             synchronized (prompts) {
-                prompts.println(text);
+                prompts.println(TerminalText.visible(text));
                 prompts.flush();
             }
         }
