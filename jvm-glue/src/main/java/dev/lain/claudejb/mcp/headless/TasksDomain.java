@@ -76,6 +76,14 @@ final class TasksDomain {
             throw new ToolFailure("no approved snapshot of task `" + args.requiredString("name")
                     + "` for this call; nothing ran");
         }
+        try {
+            if (!task.directory.toRealPath().equals(task.directory)) {
+                throw new ToolFailure("the directory of task `" + task.name + "` (" + task.directory
+                        + ") changed since it was approved; nothing ran");
+            }
+        } catch (IOException e) {
+            throw new ToolFailure("the directory of task `" + task.name + "` is gone: " + e.getMessage());
+        }
         HostLog.info("running task `" + task.name + "`: " + task.commandLine());
         AtomicLong lines = new AtomicLong();
         AtomicLong lastReport = new AtomicLong(System.nanoTime());
