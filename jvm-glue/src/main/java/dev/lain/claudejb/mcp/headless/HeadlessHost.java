@@ -76,6 +76,7 @@ public final class HeadlessHost implements AutoCloseable {
     private final boolean gitRepository;
     private final List<Domain> domains = new ArrayList<>();
     private final Instant startedAt = Instant.now();
+    private final HeadlessGuard guard;
     private final Path nativeBridge;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean closed;
@@ -138,13 +139,14 @@ public final class HeadlessHost implements AutoCloseable {
         this.gitRepository = git != null;
         TaskCatalog tasks = new TaskCatalog(paths);
         TaskSnapshots taskSnapshots = new TaskSnapshots();
+        this.guard = new HeadlessGuard(tasks, taskSnapshots);
         for (Server server : Server.values()) {
             runners.put(server, new ToolRunner(server.wireName(), Math.max(4, Runtime.getRuntime().availableProcessors())));
         }
         this.nativeBridge = McpServersConfig.findNativeBridge(config.bridge);
 
         IdeMcpServers.Options.Builder options = IdeMcpServers.Options.builder()
-                .guard(new HeadlessGuard(tasks, taskSnapshots))
+                .guard(guard)
                 .host(new HeadlessHostCallbacks(config.terminal, config.askUnexpected))
                 .drainTimeout(config.drainTimeout);
         for (Path base : config.bases) {
@@ -277,6 +279,7 @@ public final class HeadlessHost implements AutoCloseable {
         for (ToolRunner runner : runners.values()) {
             runner.close();
         }
+        guard.close();
     }
 
     /** Waits until {@link #close()} has run. */

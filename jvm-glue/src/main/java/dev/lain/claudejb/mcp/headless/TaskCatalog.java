@@ -115,6 +115,10 @@ final class TaskCatalog {
             if (!real.startsWith(paths.root())) {
                 throw new ToolFailure(FILE + " leads outside the project; it is ignored");
             }
+            if (!Files.isRegularFile(real, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                // A FIFO or a device would block the read (and the thread) for good.
+                throw new ToolFailure(FILE + " is not a regular file; it is ignored");
+            }
             if (Files.size(real) > MAX_FILE_BYTES) {
                 throw new ToolFailure(FILE + " is larger than " + MAX_FILE_BYTES + " bytes");
             }

@@ -21,6 +21,30 @@ import org.junit.Test;
 /** One server's tools stuck on every thread of its runner: the other servers' tools still answer. */
 public class StuckServerTest {
     @Test
+    public void aTasksFileThatIsAFifoHoldsNoThreadOfTheLibrary() throws Exception {
+        try (TestProject project = new TestProject();
+             HeadlessHost host = HeadlessHost.start(HeadlessHost.config().project(project.root).base(project.temp))) {
+            java.nio.file.Path tasks = project.root.resolve(TaskCatalog.FILE);
+            java.nio.file.Files.delete(tasks);
+            Process mkfifo = new ProcessBuilder("mkfifo", tasks.toString()).inheritIO().start();
+            assertEquals(0, mkfifo.waitFor());
+            try (McpClient run = TestSupport.initializedClient(host.servers().socketPath(Server.RUN), Duration.ofSeconds(60));
+                 McpClient ops = TestSupport.initializedClient(host.servers().socketPath(Server.OPS), Duration.ofSeconds(60))) {
+                // More runs than the library has callback threads: a guard blocked opening the FIFO
+                // would hold one each, and then nothing could be called any more.
+                for (int i = 0; i < 8; i++) {
+                    McpClient.ToolResult denied = run.run("run_task", "{\"name\":\"hello\"}");
+                    assertTrue(denied.text(), denied.isError() && denied.text().contains("not a regular file"));
+                }
+                McpClient.ToolResult listed = run.run("list_tasks", "{}");
+                assertTrue(listed.text(), listed.isError() && listed.text().contains("not a regular file"));
+                McpClient.ToolResult status = ops.run("status", "{}");
+                assertFalse(status.text(), status.isError());
+            }
+        }
+    }
+
+    @Test
     public void theStatusToolAnswersWhileEveryCodeHandlerIsBusy() throws Exception {
         try (TestProject project = new TestProject().withGit();
              HeadlessHost host = HeadlessHost.start(HeadlessHost.config().project(project.root).base(project.temp))) {
