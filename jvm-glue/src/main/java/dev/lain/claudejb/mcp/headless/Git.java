@@ -80,10 +80,24 @@ final class Git {
         this.directory = directory;
     }
 
-    /** The git of {@code directory}, or null when git is missing or it is not inside a work tree. */
+    /** The oldest git that reads {@code GIT_CONFIG_COUNT}, which every override here travels in. */
+    static final int[] MINIMUM_VERSION = {2, 31};
+
+    /**
+     * The git of {@code directory}, or null when git is missing, older than
+     * {@link #MINIMUM_VERSION} (it would ignore the overrides, and run what the repository names),
+     * or it is not inside a work tree.
+     */
     static Git of(Path directory, String executable) {
         Git git = new Git(executable, directory);
         try {
+            ProcessRunner.Outcome version = git.start(null, TIMEOUT, 4096, Arrays.asList(FIXED_CONFIG), "version");
+            if (version.exitCode != 0 || !recentEnough(version.output)) {
+                HostLog.warn("git tools are not served: `" + executable + " version` says `" + version.output.trim()
+                        + "`; git " + MINIMUM_VERSION[0] + "." + MINIMUM_VERSION[1]
+                        + " or later is needed to keep the repository's programs from running");
+                return null;
+            }
             ProcessRunner.Outcome outcome = git.run(null, TIMEOUT, 4096, "rev-parse", "--is-inside-work-tree");
             return outcome.exitCode == 0 && outcome.output.trim().equals("true") ? git : null;
         } catch (IOException | InterruptedException e) {
@@ -92,6 +106,18 @@ final class Git {
             }
             return null;
         }
+    }
+
+    /** Whether {@code git version} output names a git at least {@link #MINIMUM_VERSION}. */
+    static boolean recentEnough(String versionOutput) {
+        java.util.regex.Matcher version = java.util.regex.Pattern.compile("git version (\\d+)\\.(\\d+)")
+                .matcher(versionOutput);
+        if (!version.find()) {
+            return false;
+        }
+        int major = Integer.parseInt(version.group(1));
+        int minor = Integer.parseInt(version.group(2));
+        return major > MINIMUM_VERSION[0] || (major == MINIMUM_VERSION[0] && minor >= MINIMUM_VERSION[1]);
     }
 
     Path directory() {

@@ -97,6 +97,16 @@ public class HostileRepositoryTest {
         }
     }
 
+    @Test
+    public void aGitTooOldForTheOverridesIsNotUsed() {
+        assertTrue(Git.recentEnough("git version 2.47.3\n"));
+        assertTrue(Git.recentEnough("git version 2.31.0.windows.1"));
+        assertTrue(Git.recentEnough("git version 3.0.0"));
+        assertFalse(Git.recentEnough("git version 2.30.9"));
+        assertFalse(Git.recentEnough("git version 1.99.0"));
+        assertFalse(Git.recentEnough("not git at all"));
+    }
+
     private static String ok(McpClient client, String tool, String args) throws Exception {
         McpClient.ToolResult result = client.run(tool, args);
         assertFalse(tool + " " + args + ": " + result.text(), result.isError());
