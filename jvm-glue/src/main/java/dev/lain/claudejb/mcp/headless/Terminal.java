@@ -30,6 +30,7 @@ final class Terminal {
     private final ExecutorService asker;
     private final CompletableFuture<Void> eof = new CompletableFuture<>();
     private final Duration answerTimeout;
+    private final Thread reader;
 
     Terminal(InputStream input, Charset charset, PrintWriter prompts, boolean interactive, Duration answerTimeout) {
         this.interactive = interactive;
@@ -40,7 +41,7 @@ final class Terminal {
             thread.setDaemon(true);
             return thread;
         });
-        Thread reader = new Thread(() -> read(new BufferedReader(new InputStreamReader(input, charset))),
+        this.reader = new Thread(() -> read(new BufferedReader(new InputStreamReader(input, charset))),
                 "headless-terminal-input");
         reader.setDaemon(true);
         reader.start();
@@ -126,5 +127,7 @@ final class Terminal {
 
     void close() {
         asker.shutdownNow();
+        // An input that answers interrupts (a pipe) ends its reader now, not when its writer dies.
+        reader.interrupt();
     }
 }
