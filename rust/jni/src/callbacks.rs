@@ -113,18 +113,19 @@ macro_rules! java_callbacks {
 }
 
 java_callbacks! {
-    new_call_context = "newCallContext"(call_id: long, arguments_json: String) -> Object;
+    new_call_context = "newCallContext"(call_id: long, call_number: long, arguments_json: String) -> Object;
     invoke_handler = "invokeHandler"(handler: Object, context: Object) -> void;
     fire_cancelled = "fireCancelled"(context: Object) -> void;
     judge = "judge"(
         guard: Object, server: String, domain: String, tool: String, arguments_json: String,
         read_only: boolean, destructive: boolean, pid: int, client_name: String,
-        connection_id: long, concerns: StringArray
+        connection_id: long, call_number: long, concerns: StringArray
     ) -> String;
     confirm = "confirm"(
         host: Object, server: String, domain: String, tool: String, arguments_json: String,
         read_only: boolean, destructive: boolean, pid: int, client_name: String,
-        connection_id: long, concerns: StringArray, prompt: String, confirmation_id: long
+        connection_id: long, call_number: long, concerns: StringArray, prompt: String,
+        confirmation_id: long
     ) -> void;
     tools_withheld = "toolsWithheld"(
         host: Object, server: String, normalized_name: String, tools: StringArray
@@ -174,6 +175,8 @@ pub struct GuardCall {
     pub client_name: Option<String>,
     /// The connection's number within the server set.
     pub connection_id: u64,
+    /// The call's number, the same in the handler's context.
+    pub call_number: u64,
     /// What the baseline policy found wrong (a path outside the project, a credential file).
     pub concerns: Vec<String>,
 }
@@ -272,10 +275,17 @@ impl JavaCallbacks {
         &self,
         env: &mut Env<'local>,
         call_id: u64,
+        call_number: u64,
         arguments_json: &str,
     ) -> Result<JObject<'local>, BridgeError> {
         let arguments = string(env, arguments_json)?;
-        typed::new_call_context(self, env, id_to_jlong(call_id), &arguments)
+        typed::new_call_context(
+            self,
+            env,
+            id_to_jlong(call_id),
+            id_to_jlong(call_number),
+            &arguments,
+        )
     }
 
     /// `NativeCallbacks.invokeHandler(handler, context)`: runs a Java `ToolHandler`.
@@ -334,6 +344,7 @@ impl JavaCallbacks {
             call.pid,
             &client_name,
             id_to_jlong(call.connection_id),
+            id_to_jlong(call.call_number),
             &concerns,
         )?;
         if verdict.is_null() {
@@ -371,6 +382,7 @@ impl JavaCallbacks {
             call.pid,
             &client_name,
             id_to_jlong(call.connection_id),
+            id_to_jlong(call.call_number),
             &concerns,
             &prompt,
             id_to_jlong(confirmation_id),
@@ -458,7 +470,7 @@ mod tests {
     fn signatures_are_built_from_the_argument_lists() {
         assert_eq!(
             signature::new_call_context,
-            "(JLjava/lang/String;)Ljava/lang/Object;"
+            "(JJLjava/lang/String;)Ljava/lang/Object;"
         );
         assert_eq!(signature::log, "(Ljava/lang/Object;ILjava/lang/String;)V");
         assert_eq!(
@@ -468,7 +480,7 @@ mod tests {
         assert_eq!(
             signature::judge,
             "(Ljava/lang/Object;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;\
-             Ljava/lang/String;ZZILjava/lang/String;J[Ljava/lang/String;)Ljava/lang/String;"
+             Ljava/lang/String;ZZILjava/lang/String;JJ[Ljava/lang/String;)Ljava/lang/String;"
         );
     }
 }

@@ -62,6 +62,7 @@ impl ToolHandler for JavaToolHandler {
         let (answer, answered) = oneshot::channel();
         let cancellation = call.cancellation.clone();
         let arguments_json = call.arguments.to_string();
+        let call_number = call.call_number;
         let id = pending::register_call(PendingCall {
             answer,
             cancellation: call.cancellation,
@@ -71,7 +72,7 @@ impl ToolHandler for JavaToolHandler {
         let end = CallEnd { id };
         let handler = Arc::clone(&self.handler);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            run_java_handler(env, &handler, id, &arguments_json);
+            run_java_handler(env, &handler, id, call_number, &arguments_json);
         });
         if threads::submit(job).is_err() {
             drop(end);
@@ -92,10 +93,16 @@ impl ToolHandler for JavaToolHandler {
 /// On a callback thread: creates the call's `ToolCallContext` and runs the handler. The
 /// handler answers through its context, now or later; an exception it throws answers the
 /// call as an error naming the exception.
-fn run_java_handler(env: &mut Env<'_>, handler: &JavaRef, id: u64, arguments_json: &str) {
+fn run_java_handler(
+    env: &mut Env<'_>,
+    handler: &JavaRef,
+    id: u64,
+    call_number: u64,
+    arguments_json: &str,
+) {
     let outcome = (|| {
         let java = callbacks::get()?;
-        let context = java.new_call_context(env, id, arguments_json)?;
+        let context = java.new_call_context(env, id, call_number, arguments_json)?;
         let pinned = JavaRef::new(env, &context, "the call context")?;
         if pending::attach_context(id, pinned).is_err() {
             // Cancelled while it waited in the queue: the handler never starts.
@@ -123,6 +130,7 @@ fn guard_call(request: &GuardRequest) -> GuardCall {
         pid: request.client.pid.unwrap_or(-1),
         client_name: request.client.name.clone(),
         connection_id: request.client.connection_id,
+        call_number: request.call_number,
         concerns: request.concerns.clone(),
     }
 }

@@ -51,6 +51,12 @@ pub struct GuardRequest {
     pub concerns: Vec<String>,
     /// Who is calling.
     pub client: ClientIdentity,
+    /// The call's number, unique within the process; the handler's [`ToolCall`] carries the
+    /// same one, so a guard can hand the handler exactly what it judged (a snapshot of what the
+    /// arguments name) instead of the handler reading it again.
+    ///
+    /// [`ToolCall`]: crate::ToolCall
+    pub call_number: u64,
 }
 
 /// What the servers know about the client behind a connection.

@@ -39,6 +39,8 @@ pub struct ToolCall {
     pub cancellation: CancellationToken,
     /// Where the handler reports progress; reports are dropped when nobody asked for them.
     pub progress: ProgressSink,
+    /// The number the guard saw in [`GuardRequest::call_number`](crate::GuardRequest).
+    pub call_number: u64,
 }
 
 /// A handler's way to tell the client how far it got.

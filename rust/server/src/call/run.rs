@@ -2,6 +2,7 @@
 //! Security Guard, the handler under its deadline, progress, and the output budget.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -24,6 +25,9 @@ use crate::registry::{RegisteredTool, Registry, ToolLookup};
 use crate::server_name::ServerName;
 use crate::session::in_flight::InFlightCalls;
 use crate::shared::Shared;
+
+/// The number of the next call: shared by the guard's request and the handler's call.
+static NEXT_CALL_NUMBER: AtomicU64 = AtomicU64::new(1);
 
 /// Everything a call task needs; built by the connection when it admits the call.
 pub(crate) struct RunCall {
@@ -108,7 +112,9 @@ impl RunCall {
         let baseline = self.shared.policy.apply(&tool.input_schema, arguments);
         let audit_concerns = baseline.audit_concerns;
         let arguments = Arc::new(baseline.arguments);
+        let call_number = NEXT_CALL_NUMBER.fetch_add(1, Ordering::Relaxed);
         let request = GuardRequest {
+            call_number,
             server: self.server,
             domain: tool.domain.clone(),
             tool: tool.name.clone(),
@@ -164,7 +170,7 @@ impl RunCall {
         // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
         let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
         let max_result_bytes = self.shared.config.max_result_bytes;
-        match self.invoke(&tool, arguments).await {
+        match self.invoke(&tool, arguments, call_number).await {
             Ok(value) if json_size_within(&value, max_result_bytes).is_none() => {
                 ToolResult::error(format!(
                     "`{}` produced a result larger than {max_result_bytes} bytes, which was \
@@ -178,7 +184,12 @@ impl RunCall {
     }
 
     /// Runs the handler under the tool's deadline, forwarding progress while it runs.
-    async fn invoke(&self, tool: &RegisteredTool, arguments: Value) -> Result<Value, String> {
+    async fn invoke(
+        &self,
+        tool: &RegisteredTool,
+        arguments: Value,
+        call_number: u64,
+    ) -> Result<Value, String> {
         let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
         let (progress, mut forwarder) = ProgressForwarder::new(
             self.progress_token.clone(),
@@ -186,6 +197,7 @@ impl RunCall {
             &self.outgoing,
         );
         let call = ToolCall {
+            call_number,
             arguments,
             cancellation: self.cancellation.child_token(),
             progress,

@@ -17,10 +17,12 @@ public final class GuardRequest {
     private final int pid;
     private final String clientName;
     private final long connectionId;
+    private final long callNumber;
     private final List<String> concerns;
 
     GuardRequest(Server server, String domain, String tool, String argumentsJson, boolean readOnly,
-                 boolean destructive, int pid, String clientName, long connectionId, List<String> concerns) {
+                 boolean destructive, int pid, String clientName, long connectionId, long callNumber,
+                 List<String> concerns) {
         this.server = server;
         this.domain = domain;
         this.tool = tool;
@@ -30,6 +32,7 @@ public final class GuardRequest {
         this.pid = pid;
         this.clientName = clientName;
         this.connectionId = connectionId;
+        this.callNumber = callNumber;
         this.concerns = Collections.unmodifiableList(concerns);
     }
 
@@ -58,6 +61,13 @@ public final class GuardRequest {
 
     /** A number unique to the client's connection within this server set. */
     public long connectionId() { return connectionId; }
+
+    /**
+     * The call's number, unique within the process: the handler's context carries the same
+     * ({@link ToolCallContext#callNumber()}), so a guard can hand the handler exactly what it
+     * judged — a snapshot of what the arguments name — rather than the handler reading it again.
+     */
+    public long callNumber() { return callNumber; }
 
     /**
      * What the baseline policy found wrong with the arguments: a path argument (one the tool's

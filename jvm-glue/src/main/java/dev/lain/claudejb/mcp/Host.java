@@ -20,7 +20,9 @@ public interface Host {
     /**
      * Asks the person whether {@code request} may run; answer through {@code confirmation},
      * now or later (for example from the EDT). No answer within the confirmation timeout is a
-     * denial.
+     * denial. The prompt, the client's name and the arguments carry text a client or a
+     * repository chose: show control and bidirectional characters escaped (the headless host
+     * passes everything for its terminal through one escaper).
      */
     default void confirm(GuardRequest request, String prompt, Confirmation confirmation) {
         confirmation.decline();
@@ -33,7 +35,8 @@ public interface Host {
      * {@link AdmissionAnswer#reject()}, from any thread, possibly later (a notification's
      * buttons, when the "Ask me before an unexpected client may talk to our servers" setting is
      * on). One prompt per client: its other connections wait on the same answer. No answer
-     * within the admission timeout rejects it. The default logs the client and allows it.
+     * within the admission timeout rejects it. The default logs the client and allows it. Its
+     * command line is the client's to choose: show it with control characters escaped.
      */
     default void unexpectedClient(UnexpectedClient client, AdmissionAnswer answer) {
         System.getLogger("dev.lain.claudejb.mcp").log(System.Logger.Level.WARNING,

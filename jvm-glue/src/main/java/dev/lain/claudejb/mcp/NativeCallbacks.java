@@ -14,8 +14,8 @@ final class NativeCallbacks {
     }
 
     @CalledFromNative
-    static Object newCallContext(long callId, String argumentsJson) {
-        return new ToolCallContext(callId, argumentsJson);
+    static Object newCallContext(long callId, long callNumber, String argumentsJson) {
+        return new ToolCallContext(callId, callNumber, argumentsJson);
     }
 
     @CalledFromNative
@@ -31,10 +31,10 @@ final class NativeCallbacks {
     @CalledFromNative
     static String judge(Object guard, String server, String domain, String tool, String argumentsJson,
                         boolean readOnly, boolean destructive, int pid, String clientName, long connectionId,
-                        String[] concerns)
+                        long callNumber, String[] concerns)
             throws Exception {
         GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
-                readOnly, destructive, pid, clientName, connectionId, Arrays.asList(concerns));
+                readOnly, destructive, pid, clientName, connectionId, callNumber, Arrays.asList(concerns));
         Verdict verdict = ((SecurityGuard) guard).judge(request);
         return verdict == null ? null : verdict.encode();
     }
@@ -42,9 +42,9 @@ final class NativeCallbacks {
     @CalledFromNative
     static void confirm(Object host, String server, String domain, String tool, String argumentsJson,
                         boolean readOnly, boolean destructive, int pid, String clientName, long connectionId,
-                        String[] concerns, String prompt, long confirmationId) {
+                        long callNumber, String[] concerns, String prompt, long confirmationId) {
         GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
-                readOnly, destructive, pid, clientName, connectionId, Arrays.asList(concerns));
+                readOnly, destructive, pid, clientName, connectionId, callNumber, Arrays.asList(concerns));
         ((Host) host).confirm(request, prompt, new Confirmation(confirmationId));
     }
 

@@ -1,16 +1,20 @@
 package dev.lain.claudejb.mcp;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,26 +24,63 @@ import java.util.concurrent.TimeUnit;
  * <p>Reads JSON-RPC messages, one per line, on stdin; adds the current token from the
  * {@code token} file beside the socket; forwards them to the socket; writes every reply as one
  * line on stdout, and nothing else there. A request answered with {@link Contract#REQUEST_REJECTED}
- * is sent once more after re-reading the token file (it rotates). A line that is not JSON gets
- * a parse error reply. On stdin's end, it waits briefly for the replies still due, then exits.
- * Diagnostics go to stderr. Pure JDK (17+), no dependencies.
+ * is sent once more after re-reading the token file (it rotates) — unless the client cancelled
+ * it meanwhile: a cancelled request is never sent again, and its rejection is not passed on. A
+ * cancellation itself goes out with a freshly read token. A line that is not JSON gets a parse
+ * error reply; a line longer than the frame ceiling ({@link Contract#MAX_FRAME_BYTES}) is
+ * dropped as it arrives, never held whole, and gets an error reply with its id when the id can
+ * be read from the line's first bytes (else a message on stderr); the next line is served as
+ * usual. On stdin's end, it waits briefly for the replies still due, then exits. Diagnostics go
+ * to stderr. Pure JDK (17+), no dependencies.
  */
 public final class StdioBridge {
     private static final long REPLY_GRACE_MILLIS = 10_000;
+    /** Messages from stdin waiting for the socket; more make the reading of stdin wait. */
+    private static final int MAX_QUEUED_MESSAGES = 256;
+    /** The error code of a line over the ceiling: an invalid request. */
+    static final int LINE_TOO_LONG = -32600;
 
     private final LineChannel channel;
     private final Path tokenFile;
     private final OutputStream stdout;
+    private final int maxLineBytes;
     private volatile String token;
+    /**
+     * Guards the three maps below and the order of what is queued for the socket: a retry and a
+     * cancellation of the same request are decided, and queued, one after the other.
+     */
+    private final Object lock = new Object();
     /** Requests sent and not yet answered, by the JSON text of their id, for the one retry. */
-    private final Map<String, Map<String, Object>> inFlight = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> retried = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, Object>> inFlight = new HashMap<>();
+    private final Set<String> retried = new HashSet<>();
+    /** Requests the client cancelled whose reply may still come: a rejection of one is dropped. */
+    private final Set<String> cancelled = new HashSet<>();
+    /** What goes to the socket, in order, written by one thread (so no reader ever waits on a write). */
+    private final BlockingQueue<Outgoing> toServer = new LinkedBlockingQueue<>();
+    private final Semaphore room = new Semaphore(MAX_QUEUED_MESSAGES);
     private volatile boolean serverClosed;
 
+    /** One message for the socket; {@code fromStdin} ones hold a place in {@link #room}. */
+    private static final class Outgoing {
+        static final Outgoing END = new Outgoing(null, false);
+        final String line;
+        final boolean fromStdin;
+
+        Outgoing(String line, boolean fromStdin) {
+            this.line = line;
+            this.fromStdin = fromStdin;
+        }
+    }
+
     StdioBridge(LineChannel channel, Path tokenFile, OutputStream stdout) throws IOException {
+        this(channel, tokenFile, stdout, Contract.MAX_FRAME_BYTES);
+    }
+
+    StdioBridge(LineChannel channel, Path tokenFile, OutputStream stdout, int maxLineBytes) throws IOException {
         this.channel = channel;
         this.tokenFile = tokenFile;
         this.stdout = stdout;
+        this.maxLineBytes = maxLineBytes;
         this.token = McpClient.readToken(tokenFile);
     }
 
@@ -54,7 +95,7 @@ public final class StdioBridge {
         Path socket = Paths.get(args[0]).toAbsolutePath();
         try (LineChannel channel = LineChannel.connect(socket)) {
             StdioBridge bridge = new StdioBridge(channel, socket.getParent().resolve(Contract.TOKEN_FILE_NAME), protocolOut);
-            bridge.run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+            bridge.run(System.in);
         } catch (IOException e) {
             System.err.println("ide-mcp bridge: " + e.getMessage());
             System.exit(1);
@@ -62,26 +103,28 @@ public final class StdioBridge {
         System.exit(0);
     }
 
-    void run(BufferedReader stdin) throws IOException {
+    void run(InputStream stdin) throws IOException {
         Thread replies = new Thread(this::forwardReplies, "ide-mcp-bridge-replies");
         replies.setDaemon(true);
         replies.start();
-        String line;
-        while ((line = stdin.readLine()) != null) {
-            if (line.trim().isEmpty()) {
-                continue;
-            }
-            forwardRequest(line);
-            if (serverClosed) {
-                break;
+        Thread sender = new Thread(this::sendToServer, "ide-mcp-bridge-sender");
+        sender.setDaemon(true);
+        sender.start();
+        BoundedLineReader lines = new BoundedLineReader(stdin, maxLineBytes);
+        BoundedLineReader.Line line;
+        while ((line = lines.next()) != null && !serverClosed) {
+            if (line.tooLong()) {
+                refuseTooLong(line);
+            } else if (!line.text.trim().isEmpty()) {
+                forwardRequest(line.text);
             }
         }
-        awaitOutstandingReplies(replies);
+        awaitOutstandingReplies(replies, sender);
     }
 
-    private void awaitOutstandingReplies(Thread replies) {
+    private void awaitOutstandingReplies(Thread replies, Thread sender) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REPLY_GRACE_MILLIS);
-        while (!inFlight.isEmpty() && !serverClosed && System.nanoTime() < deadline) {
+        while (outstanding() && !serverClosed && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -89,12 +132,58 @@ public final class StdioBridge {
                 return;
             }
         }
+        toServer.add(Outgoing.END);
         try {
-            channel.shutdownOutput();
+            sender.join(1000);
             replies.join(1000);
-        } catch (IOException | InterruptedException ignored) {
+        } catch (InterruptedException ignored) {
             // Exiting anyway.
         }
+    }
+
+    private boolean outstanding() {
+        synchronized (lock) {
+            return !inFlight.isEmpty();
+        }
+    }
+
+    /** The one writer of the socket; after {@link Outgoing#END} it ends the sending direction. */
+    private void sendToServer() {
+        try {
+            while (true) {
+                Outgoing next = toServer.take();
+                if (next == Outgoing.END) {
+                    channel.shutdownOutput();
+                    return;
+                }
+                try {
+                    channel.writeLine(next.line);
+                } finally {
+                    if (next.fromStdin) {
+                        room.release();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("ide-mcp bridge: " + e.getMessage());
+            serverClosed = true;
+            room.release(MAX_QUEUED_MESSAGES); // stdin's reader must not wait for a writer that is gone
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A line over the ceiling: an error for its id when its first bytes name one, else a word on stderr. */
+    private void refuseTooLong(BoundedLineReader.Line line) throws IOException {
+        String id = LeadingId.find(line.prefix);
+        String message = "the line is " + line.length + " bytes, longer than the bridge's limit of " + maxLineBytes
+                + " bytes (the frame ceiling); it was dropped";
+        if (id == null) {
+            System.err.println("ide-mcp bridge: a line with no id in its first " + BoundedLineReader.PREFIX_BYTES
+                    + " bytes: " + message);
+            return;
+        }
+        writeStdout(errorReply(Json.parse(id), LINE_TOO_LONG, message));
     }
 
     @SuppressWarnings("unchecked")
@@ -106,16 +195,34 @@ public final class StdioBridge {
             writeStdout(errorReply(null, -32700, "Parse error: " + e.getMessage()));
             return;
         }
+        try {
+            room.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
         if (!(parsed instanceof Map)) {
             // A batch or a scalar: the servers answer it; nothing to attach a token to.
-            channel.writeLine(Json.write(parsed));
+            toServer.add(new Outgoing(Json.write(parsed), true));
             return;
         }
         Map<String, Object> message = (Map<String, Object>) parsed;
-        if (message.containsKey("id") && message.containsKey("method")) {
-            inFlight.put(Json.write(message.get("id")), message);
+        synchronized (lock) {
+            if (message.containsKey("id") && message.containsKey("method")) {
+                inFlight.put(Json.write(message.get("id")), message);
+            } else if ("notifications/cancelled".equals(message.get("method"))) {
+                Object params = message.get("params");
+                Object requestId = params instanceof Map ? ((Map<String, Object>) params).get("requestId") : null;
+                String key = Json.write(requestId);
+                if (inFlight.remove(key) != null) {
+                    retried.remove(key);
+                    cancelled.add(key);
+                }
+                // Whatever token the request went with, the cancellation goes with the current one.
+                token = McpClient.readToken(tokenFile);
+            }
+            toServer.add(new Outgoing(Json.write(withToken(message)), true));
         }
-        channel.writeLine(Json.write(withToken(message)));
     }
 
     @SuppressWarnings("unchecked")
@@ -146,19 +253,9 @@ public final class StdioBridge {
                     writeStdout(line);
                     continue;
                 }
-                if (parsed instanceof Map && !((Map<String, Object>) parsed).containsKey("method")) {
-                    Map<String, Object> reply = (Map<String, Object>) parsed;
-                    String id = Json.write(reply.get("id"));
-                    Object error = reply.get("error");
-                    if (error instanceof Map
-                            && Contract.REQUEST_REJECTED.equals(((Map<String, Object>) error).get("message"))
-                            && inFlight.containsKey(id) && retried.putIfAbsent(id, Boolean.TRUE) == null) {
-                        token = McpClient.readToken(tokenFile);
-                        channel.writeLine(Json.write(withToken(inFlight.get(id))));
-                        continue;
-                    }
-                    inFlight.remove(id);
-                    retried.remove(id);
+                if (parsed instanceof Map && !((Map<String, Object>) parsed).containsKey("method")
+                        && !passOn((Map<String, Object>) parsed)) {
+                    continue;
                 }
                 writeStdout(line);
             }
@@ -167,6 +264,34 @@ public final class StdioBridge {
         } finally {
             serverClosed = true;
         }
+    }
+
+    /**
+     * Settles a reply against the requests in flight: false when it is not for the client — a
+     * rejection answered by sending the request again with the new token, or the rejection of a
+     * request the client cancelled.
+     */
+    @SuppressWarnings("unchecked")
+    private boolean passOn(Map<String, Object> reply) throws IOException {
+        String id = Json.write(reply.get("id"));
+        Object error = reply.get("error");
+        boolean rejected = error instanceof Map
+                && Contract.REQUEST_REJECTED.equals(((Map<String, Object>) error).get("message"));
+        synchronized (lock) {
+            if (rejected && cancelled.remove(id)) {
+                return false; // cancelled: it never ran, and it is not sent again
+            }
+            cancelled.remove(id);
+            Map<String, Object> request = inFlight.get(id);
+            if (rejected && request != null && retried.add(id)) {
+                token = McpClient.readToken(tokenFile);
+                toServer.add(new Outgoing(Json.write(withToken(request)), false));
+                return false;
+            }
+            inFlight.remove(id);
+            retried.remove(id);
+        }
+        return true;
     }
 
     private static String errorReply(Object id, long code, String message) {

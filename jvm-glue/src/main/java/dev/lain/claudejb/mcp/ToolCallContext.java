@@ -11,15 +11,22 @@ import java.util.Map;
  */
 public final class ToolCallContext {
     private final long callId;
+    private final long callNumber;
     private final String argumentsJson;
     private final List<Runnable> cancelActions = new ArrayList<>();
     private boolean cancelled;
     private volatile boolean answered;
 
     @CalledFromNative
-    ToolCallContext(long callId, String argumentsJson) {
+    ToolCallContext(long callId, long callNumber, String argumentsJson) {
         this.callId = callId;
+        this.callNumber = callNumber;
         this.argumentsJson = argumentsJson;
+    }
+
+    /** The call's number: the one the guard saw in {@link GuardRequest#callNumber()}. */
+    public long callNumber() {
+        return callNumber;
     }
 
     /** The arguments as a JSON object, validated against the tool's schema. */

@@ -38,6 +38,34 @@ public class GuardAndHostTest {
     }
 
     @Test
+    public void theHandlerOfACallSeesTheCallNumberItsGuardSaw() throws Exception {
+        java.util.List<Long> judged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.List<Long> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SecurityGuard guard = request -> {
+            judged.add(request.callNumber());
+            return Verdict.allow();
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Domain.builder("numbers", Server.CODE).description("Call numbers")
+                    .tool(Tool.builder("number").description("Answers with its call's number").readOnly()
+                            .inputSchema("{\"type\":\"object\"}")
+                            .handler(context -> {
+                                handled.add(context.callNumber());
+                                context.complete(Long.toString(context.callNumber()));
+                            })
+                            .build())
+                    .build());
+            try (McpClient client = fixture.client(Server.CODE)) {
+                for (int i = 0; i < 3; i++) {
+                    assertFalse(client.run("number", "{}").isError());
+                }
+            }
+            assertEquals(judged, handled);
+            assertEquals(3, new java.util.HashSet<>(handled).size());
+        }
+    }
+
+    @Test
     public void aDenyIsAnErrorWithTheReasonAndNothingRuns() throws Exception {
         AtomicInteger runs = new AtomicInteger();
         SecurityGuard guard = request -> Verdict.deny("echo is disabled in this project");

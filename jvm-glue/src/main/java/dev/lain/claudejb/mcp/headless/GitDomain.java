@@ -73,7 +73,7 @@ final class GitDomain {
 
     Object status(ToolCallContext context) throws IOException, InterruptedException, ToolFailure {
         String output = git.check(context, Git.MAX_OUTPUT_BYTES, "status", "--porcelain=v2", "--branch", "-z",
-                "--untracked-files=normal").output;
+                "--untracked-files=normal", "--ignore-submodules=all").output;
         Map<String, Object> branch = new LinkedHashMap<>();
         List<Object> changes = new ArrayList<>();
         String[] records = output.split("\0");
@@ -150,6 +150,7 @@ final class GitDomain {
         }
         command.add("--no-ext-diff");
         command.add("--no-textconv");
+        command.add("--ignore-submodules=all");
         command.add("--no-color");
         command.add("--stat=200");
         command.add("--patch");
@@ -176,6 +177,7 @@ final class GitDomain {
         command.add("log");
         command.add("--max-count=" + count);
         command.add("--no-color");
+        command.add("--no-show-signature");
         command.add("-z");
         command.add("--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%s");
         String path = args.string("path");
@@ -230,7 +232,7 @@ final class GitDomain {
             throw new ToolFailure("`" + argument + "` has " + total + " lines; startLine " + start + " is past the end");
         }
         end = Math.min(end, total);
-        ProcessRunner.Outcome outcome = git.check(context, Git.MAX_OUTPUT_BYTES, "blame", "--line-porcelain",
+        ProcessRunner.Outcome outcome = git.check(context, Git.MAX_OUTPUT_BYTES, "blame", "--no-textconv", "--line-porcelain",
                 "-L", start + "," + end, "--", paths.relative(file));
         List<Object> lines = new ArrayList<>();
         Map<String, Object> current = null;

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -70,10 +71,15 @@ public final class HeadlessHost implements AutoCloseable {
     private final Config config;
     private final Path project;
     private final IdeMcpServers servers;
-    private final ToolRunner runner;
+    /**
+     * One runner per server, so tools of one server that are stuck or slow (a search, a long
+     * task) cannot keep another server's tools — the ops status above all — from running.
+     */
+    private final Map<Server, ToolRunner> runners = new EnumMap<>(Server.class);
     private final boolean gitRepository;
     private final List<Domain> domains = new ArrayList<>();
     private final Instant startedAt = Instant.now();
+    private final HeadlessGuard guard;
     private final Path nativeBridge;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private boolean closed;
@@ -135,11 +141,15 @@ public final class HeadlessHost implements AutoCloseable {
         Git git = Git.of(project, config.git);
         this.gitRepository = git != null;
         TaskCatalog tasks = new TaskCatalog(paths);
-        this.runner = new ToolRunner(Math.max(4, Runtime.getRuntime().availableProcessors()));
+        TaskSnapshots taskSnapshots = new TaskSnapshots();
+        this.guard = new HeadlessGuard(tasks, taskSnapshots);
+        for (Server server : Server.values()) {
+            runners.put(server, new ToolRunner(server.wireName(), Math.max(4, Runtime.getRuntime().availableProcessors())));
+        }
         this.nativeBridge = McpServersConfig.findNativeBridge(config.bridge);
 
         IdeMcpServers.Options.Builder options = IdeMcpServers.Options.builder()
-                .guard(new HeadlessGuard(tasks))
+                .guard(guard)
                 .host(new HeadlessHostCallbacks(config.terminal, config.askUnexpected))
                 .drainTimeout(config.drainTimeout);
         for (Path base : config.bases) {
@@ -156,23 +166,23 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             started = IdeMcpServers.start(options.build());
         } catch (RuntimeException e) {
-            runner.close();
+            closeRunners();
             throw e;
         }
         this.servers = started;
         try {
             ProjectFiles files = new ProjectFiles(paths, git);
-            domains.add(FilesDomain.domain(paths, files, runner));
+            domains.add(FilesDomain.domain(paths, files, runner(Server.CODE)));
             if (git != null) {
-                domains.add(GitDomain.domain(git, paths, runner));
+                domains.add(GitDomain.domain(git, paths, runner(Server.VCS)));
             } else {
                 HostLog.info(project + " is not a git work tree (or git is missing): the vcs server has no domain");
             }
-            domains.add(TasksDomain.domain(tasks, project, runner));
-            domains.add(StatusDomain.domain(this, runner));
+            domains.add(TasksDomain.domain(tasks, taskSnapshots, runner(Server.RUN)));
+            domains.add(StatusDomain.domain(this, runner(Server.OPS)));
             if (config.diagnostics) {
                 for (Server server : Server.values()) {
-                    domains.add(DiagnosticsDomain.domain(server, runner));
+                    domains.add(DiagnosticsDomain.domain(server, runner(server)));
                 }
             }
             for (Domain domain : domains) {
@@ -218,6 +228,11 @@ public final class HeadlessHost implements AutoCloseable {
         return Collections.unmodifiableList(domains);
     }
 
+    /** The runner of {@code server}'s tools (tests add tools to it to hold its threads). */
+    ToolRunner runner(Server server) {
+        return runners.get(server);
+    }
+
     Instant startedAt() {
         return startedAt;
     }
@@ -243,7 +258,7 @@ public final class HeadlessHost implements AutoCloseable {
 
     /** The status the {@code status} tool answers, for tests and diagnostics. */
     Map<String, Object> status() {
-        return StatusDomain.status(this, runner);
+        return StatusDomain.status(this);
     }
 
     /** Stops the servers (calls in flight are cancelled, their processes killed) and removes the directory. */
@@ -258,12 +273,19 @@ public final class HeadlessHost implements AutoCloseable {
                 servers.close();
             }
         } finally {
-            runner.close();
+            closeRunners();
             if (config.terminal != null) {
                 config.terminal.close();
             }
             stopped.countDown();
         }
+    }
+
+    private void closeRunners() {
+        for (ToolRunner runner : runners.values()) {
+            runner.close();
+        }
+        guard.close();
     }
 
     /** Waits until {@link #close()} has run. */
@@ -280,7 +302,7 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             config = parseArguments(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("ide-mcp headless: " + e.getMessage());
+            System.err.println("ide-mcp headless: " + TerminalText.visible(e.getMessage()));
             System.err.println(USAGE);
             System.exit(2);
             return;
@@ -299,14 +321,15 @@ public final class HeadlessHost implements AutoCloseable {
         try {
             host = start(config);
         } catch (IOException | McpException | IllegalArgumentException e) {
-            System.err.println("ide-mcp headless: cannot serve " + config.project.toAbsolutePath() + ": " + e.getMessage());
+            System.err.println(TerminalText.visible("ide-mcp headless: cannot serve " + config.project.toAbsolutePath()
+                    + ": " + e.getMessage()));
             System.exit(1);
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(host::close, "headless-shutdown"));
         stdout.println(Contract.READY_LINE_PREFIX + host.directory());
         stdout.println(host.mcpServersJson());
-        stdout.print(host.clientSetup());
+        stdout.print(TerminalText.visibleLines(host.clientSetup())); // for a person to read and paste
         stdout.flush();
         HostLog.info("serving " + host.project() + " (" + String.join(", ", liveNames(host)) + ")"
                 + (config.stopOnStdinEof ? "; stops when stdin ends" : "; stop with Ctrl-C"));

@@ -50,6 +50,7 @@ final class HostLog implements LogSink {
             return;
         }
         String time = LocalTime.now().truncatedTo(ChronoUnit.MILLIS).format(TIME);
-        out.println(time + " " + level + " " + source + ": " + message);
+        // A message carries names clients and repositories chose; stderr is often the terminal.
+        out.println(time + " " + level + " " + source + ": " + TerminalText.visible(message));
     }
 }

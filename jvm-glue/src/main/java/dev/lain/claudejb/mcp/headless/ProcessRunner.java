@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +48,22 @@ final class ProcessRunner {
     private ProcessRunner() {
     }
 
+    /** The variables of the host's environment every child gets: PATH, HOME, LANG and TERM (those set). */
+    static Map<String, String> minimalEnvironment() {
+        Map<String, String> environment = new LinkedHashMap<>();
+        for (String name : new String[] {"PATH", "HOME", "LANG", "TERM"}) {
+            String value = System.getenv(name);
+            if (value != null) {
+                environment.put(name, value);
+            }
+        }
+        environment.putIfAbsent("PATH", "/usr/local/bin:/usr/bin:/bin");
+        return environment;
+    }
+
     /**
-     * Runs {@code command} in {@code directory}. Output beyond {@code maxOutputBytes} is dropped
+     * Runs {@code command} in {@code directory} with exactly {@code environment} (nothing is
+     * inherited; start from {@link #minimalEnvironment()}). Output beyond {@code maxOutputBytes} is dropped
      * (with {@code keepTail}, the start and the end are kept and the middle dropped). With
      * {@code mergeErrors}, stderr is part of the output. {@code onLine} (may be null) sees each
      * complete output line, for progress.
@@ -60,6 +75,7 @@ final class ProcessRunner {
                 .directory(directory.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectErrorStream(mergeErrors);
+        builder.environment().clear(); // nothing of the host's environment unless the caller passes it on
         builder.environment().putAll(environment);
         long start = System.nanoTime();
         Process process;

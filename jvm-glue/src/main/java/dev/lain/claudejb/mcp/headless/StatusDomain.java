@@ -29,12 +29,12 @@ final class StatusDomain {
                                 + "calls in flight and served, and the latest Security Guard verdicts")
                         .readOnly()
                         .inputSchema(Schemas.object(Schemas.required()))
-                        .handler(runner.handler("status", (context, args) -> status(host, runner)))
+                        .handler(runner.handler("status", (context, args) -> status(host)))
                         .build())
                 .build();
     }
 
-    static Map<String, Object> status(HeadlessHost host, ToolRunner runner) {
+    static Map<String, Object> status(HeadlessHost host) {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("project", host.project().toString());
         result.put("directory", host.servers().directory().toString());
@@ -56,17 +56,28 @@ final class StatusDomain {
                 }
             }
             entry.put("domains", domains);
+            entry.put("callsInFlight", host.runner(server).inFlight());
             servers.add(entry);
         }
         result.put("servers", servers);
         result.put("git", host.isGitRepository());
         result.put("tasksFile", Files.exists(host.project().resolve(TaskCatalog.FILE)) ? TaskCatalog.FILE : null);
         Map<String, Object> calls = new LinkedHashMap<>();
-        calls.put("inFlight", runner.inFlight());
-        calls.put("started", runner.started());
-        calls.put("failed", runner.failed());
+        int inFlight = 0;
+        long started = 0;
+        long failed = 0;
         Map<String, Object> byTool = new TreeMap<>();
-        runner.callsByTool().forEach((tool, count) -> byTool.put(tool, count.get()));
+        for (Server server : Server.values()) {
+            ToolRunner runner = host.runner(server);
+            inFlight += runner.inFlight();
+            started += runner.started();
+            failed += runner.failed();
+            runner.callsByTool().forEach((tool, count) -> byTool.merge(tool, count.get(),
+                    (a, b) -> ((Long) a) + ((Long) b)));
+        }
+        calls.put("inFlight", inFlight);
+        calls.put("started", started);
+        calls.put("failed", failed);
         calls.put("byTool", byTool);
         result.put("calls", calls);
         List<AuditRecord> audit = host.servers().auditLog();

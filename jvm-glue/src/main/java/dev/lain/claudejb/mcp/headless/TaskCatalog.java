@@ -20,17 +20,24 @@ import java.util.Map;
  * <pre>{@code
  * {"tasks": {
  *   "test":  {"command": ["cargo", "test"], "description": "Runs the tests", "timeoutSeconds": 600},
- *   "build": {"command": ["cargo", "build"]}
+ *   "build": {"command": ["cargo", "build"], "directory": "rust", "env": {"RUSTFLAGS": "-Dwarnings"}}
  * }}
  * }</pre>
  *
- * A command is an argument list run without a shell, in the project directory.
+ * A command is an argument list run without a shell, in the project directory (or the
+ * {@code directory} below it), with a minimal environment — PATH, HOME, LANG and TERM of the
+ * host, and what the task's {@code env} declares — never the host's whole environment.
+ *
+ * <p>A {@link Task} is a snapshot: immutable, with its directory resolved. The guard takes it,
+ * the person approves what it shows, and the handler runs that very snapshot (handed over by
+ * {@link TaskSnapshots}), so rewriting the file meanwhile changes nothing.
  */
 final class TaskCatalog {
     static final String FILE = ".ide-mcp/tasks.json";
     static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
     static final Duration MAX_TIMEOUT = Duration.ofHours(1);
     static final long MAX_FILE_BYTES = 1024 * 1024;
+    static final int MAX_ENVIRONMENT_VARIABLES = 100;
 
     /** One declared task. */
     static final class Task {
@@ -38,12 +45,38 @@ final class TaskCatalog {
         final List<String> command;
         final String description;
         final Duration timeout;
+        /** Where it runs: the project directory or a directory below it, resolved when the snapshot was taken. */
+        final Path directory;
+        /** What the task declares in {@code env}, in file order. */
+        final Map<String, String> declaredEnvironment;
 
-        Task(String name, List<String> command, String description, Duration timeout) {
+        Task(String name, List<String> command, String description, Duration timeout, Path directory,
+             Map<String, String> declaredEnvironment) {
             this.name = name;
-            this.command = Collections.unmodifiableList(command);
+            this.command = Collections.unmodifiableList(new ArrayList<>(command));
             this.description = description;
             this.timeout = timeout;
+            this.directory = directory;
+            this.declaredEnvironment = Collections.unmodifiableMap(new LinkedHashMap<>(declaredEnvironment));
+        }
+
+        /** The whole environment the task's process gets. */
+        Map<String, String> environment() {
+            Map<String, String> environment = ProcessRunner.minimalEnvironment();
+            environment.putAll(declaredEnvironment);
+            return environment;
+        }
+
+        /** Everything that decides what runs, as the person approving it reads it. */
+        String describe() {
+            StringBuilder text = new StringBuilder("`" + name + "` (" + commandLine() + ") in " + directory);
+            if (!declaredEnvironment.isEmpty()) {
+                text.append(" with");
+                for (Map.Entry<String, String> variable : declaredEnvironment.entrySet()) {
+                    text.append(' ').append(variable.getKey()).append('=').append(quoted(variable.getValue()));
+                }
+            }
+            return text.toString();
         }
 
         /** The command as a person reads it (not for running: arguments are never joined for a shell). */
@@ -53,9 +86,13 @@ final class TaskCatalog {
                 if (line.length() > 0) {
                     line.append(' ');
                 }
-                line.append(argument.isEmpty() || argument.matches(".*[\\s'\"\\\\$`].*") ? Json.write(argument) : argument);
+                line.append(quoted(argument));
             }
             return line.toString();
+        }
+
+        private static String quoted(String argument) {
+            return argument.isEmpty() || argument.matches(".*[\\s'\"\\\\$`].*") ? Json.write(argument) : argument;
         }
     }
 
@@ -77,6 +114,10 @@ final class TaskCatalog {
             Path real = file.toRealPath();
             if (!real.startsWith(paths.root())) {
                 throw new ToolFailure(FILE + " leads outside the project; it is ignored");
+            }
+            if (!Files.isRegularFile(real, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                // A FIFO or a device would block the read (and the thread) for good.
+                throw new ToolFailure(FILE + " is not a regular file; it is ignored");
             }
             if (Files.size(real) > MAX_FILE_BYTES) {
                 throw new ToolFailure(FILE + " is larger than " + MAX_FILE_BYTES + " bytes");
@@ -101,12 +142,12 @@ final class TaskCatalog {
         Map<String, Task> result = new LinkedHashMap<>();
         for (Map.Entry<?, ?> entry : ((Map<?, ?>) tasks).entrySet()) {
             String name = (String) entry.getKey();
-            result.put(name, task(name, entry.getValue()));
+            result.put(name, task(name, entry.getValue(), paths));
         }
         return result;
     }
 
-    private static Task task(String name, Object value) throws ToolFailure {
+    private static Task task(String name, Object value, ProjectPaths paths) throws ToolFailure {
         String where = FILE + ": task `" + name + "`";
         if (!(value instanceof Map)) {
             throw new ToolFailure(where + " must be an object with a \"command\" array");
@@ -138,7 +179,34 @@ final class TaskCatalog {
             long millis = ((BigDecimal) seconds).movePointRight(3).longValue();
             timeout = Duration.ofMillis(Math.max(1, Math.min(millis, MAX_TIMEOUT.toMillis())));
         }
-        return new Task(name, arguments, (String) description, timeout);
+        Path directory = paths.root();
+        Object relative = object.get("directory");
+        if (relative != null) {
+            if (!(relative instanceof String)) {
+                throw new ToolFailure(where + ": \"directory\" must be a string (a directory of the project)");
+            }
+            directory = paths.existing((String) relative, "directory");
+            if (!Files.isDirectory(directory)) {
+                throw new ToolFailure(where + ": \"directory\" `" + relative + "` is not a directory");
+            }
+        }
+        Map<String, String> environment = new LinkedHashMap<>();
+        Object env = object.get("env");
+        if (env != null) {
+            if (!(env instanceof Map) || ((Map<?, ?>) env).size() > MAX_ENVIRONMENT_VARIABLES) {
+                throw new ToolFailure(where + ": \"env\" must be an object of at most " + MAX_ENVIRONMENT_VARIABLES
+                        + " names and string values");
+            }
+            for (Map.Entry<?, ?> variable : ((Map<?, ?>) env).entrySet()) {
+                String key = (String) variable.getKey();
+                if (!key.matches("[A-Za-z_][A-Za-z0-9_]*") || !(variable.getValue() instanceof String)
+                        || ((String) variable.getValue()).indexOf('\0') >= 0) {
+                    throw new ToolFailure(where + ": \"env\" must map names (letters, digits, _) to strings");
+                }
+                environment.put(key, (String) variable.getValue());
+            }
+        }
+        return new Task(name, arguments, (String) description, timeout, directory, environment);
     }
 
     /** The task named {@code name}, or a failure that lists the declared ones. */

@@ -5,7 +5,6 @@ import dev.lain.claudejb.mcp.Server;
 import dev.lain.claudejb.mcp.Tool;
 import dev.lain.claudejb.mcp.ToolCallContext;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,15 +22,15 @@ final class TasksDomain {
     static final int MAX_OUTPUT_BYTES = 12 * 1024;
 
     private final TaskCatalog catalog;
-    private final Path directory;
+    private final TaskSnapshots snapshots;
 
-    private TasksDomain(TaskCatalog catalog, Path directory) {
+    private TasksDomain(TaskCatalog catalog, TaskSnapshots snapshots) {
         this.catalog = catalog;
-        this.directory = directory;
+        this.snapshots = snapshots;
     }
 
-    static Domain domain(TaskCatalog catalog, Path directory, ToolRunner runner) {
-        TasksDomain domain = new TasksDomain(catalog, directory);
+    static Domain domain(TaskCatalog catalog, TaskSnapshots snapshots, ToolRunner runner) {
+        TasksDomain domain = new TasksDomain(catalog, snapshots);
         return Domain.builder("tasks", Server.RUN)
                 .description("The tasks the project declares in " + TaskCatalog.FILE + " (build, test, …), and running them")
                 .tool(Tool.builder("list_tasks")
@@ -71,13 +70,26 @@ final class TasksDomain {
     }
 
     Object runTask(ToolCallContext context, Args args) throws ToolFailure, IOException, InterruptedException {
-        TaskCatalog.Task task = catalog.find(args.requiredString("name"));
+        // Exactly what the guard judged and the person approved, never the file read again.
+        TaskCatalog.Task task = snapshots.take(context.callNumber());
+        if (task == null || !task.name.equals(args.requiredString("name"))) {
+            throw new ToolFailure("no approved snapshot of task `" + args.requiredString("name")
+                    + "` for this call; nothing ran");
+        }
+        try {
+            if (!task.directory.toRealPath().equals(task.directory)) {
+                throw new ToolFailure("the directory of task `" + task.name + "` (" + task.directory
+                        + ") changed since it was approved; nothing ran");
+            }
+        } catch (IOException e) {
+            throw new ToolFailure("the directory of task `" + task.name + "` is gone: " + e.getMessage());
+        }
         HostLog.info("running task `" + task.name + "`: " + task.commandLine());
         AtomicLong lines = new AtomicLong();
         AtomicLong lastReport = new AtomicLong(System.nanoTime());
         ProcessRunner.Outcome outcome;
         try {
-            outcome = ProcessRunner.run(task.command, directory, new LinkedHashMap<>(), task.timeout,
+            outcome = ProcessRunner.run(task.command, task.directory, task.environment(), task.timeout,
                 MAX_OUTPUT_BYTES, true, true, context, line -> {
                     long count = lines.incrementAndGet();
                     long now = System.nanoTime();

@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Standard input, owned by one reader thread: the answers a person types to questions
  * ({@link #ask}, one question at a time), and the end of input ({@link #onEof}). Questions are
- * asked only when there is a person at a terminal ({@link #interactive()}).
+ * asked only when there is a person at a terminal ({@link #interactive()}). Everything it writes
+ * goes through {@link TerminalText}, so no control character a client or a repository chose
+ * reaches the terminal raw.
  */
 final class Terminal {
     private static final String EOF = new String("<eof>");
@@ -28,6 +30,7 @@ final class Terminal {
     private final ExecutorService asker;
     private final CompletableFuture<Void> eof = new CompletableFuture<>();
     private final Duration answerTimeout;
+    private final Thread reader;
 
     Terminal(InputStream input, Charset charset, PrintWriter prompts, boolean interactive, Duration answerTimeout) {
         this.interactive = interactive;
@@ -38,7 +41,7 @@ final class Terminal {
             thread.setDaemon(true);
             return thread;
         });
-        Thread reader = new Thread(() -> read(new BufferedReader(new InputStreamReader(input, charset))),
+        this.reader = new Thread(() -> read(new BufferedReader(new InputStreamReader(input, charset))),
                 "headless-terminal-input");
         reader.setDaemon(true);
         reader.start();
@@ -90,7 +93,7 @@ final class Terminal {
             try {
                 lines.removeIf(line -> line != EOF); // nothing typed before the question answers it
                 synchronized (prompts) {
-                    prompts.print("\n" + question + " [y/N] ");
+                    prompts.print("\n" + TerminalText.visible(question) + " [y/N] ");
                     prompts.flush();
                 }
                 String line = eof.isDone() && lines.isEmpty() ? EOF
@@ -116,7 +119,7 @@ final class Terminal {
     void say(String text) {
         if (prompts != null) {
             synchronized (prompts) {
-                prompts.println(text);
+                prompts.println(TerminalText.visible(text));
                 prompts.flush();
             }
         }
@@ -124,5 +127,7 @@ final class Terminal {
 
     void close() {
         asker.shutdownNow();
+        // An input that answers interrupts (a pipe) ends its reader now, not when its writer dies.
+        reader.interrupt();
     }
 }

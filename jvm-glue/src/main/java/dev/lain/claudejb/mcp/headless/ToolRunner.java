@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Runs tool work off the library's callback threads: a handler made here only submits the work
  * and returns, the work answers through the context when done, and a cancelled call interrupts
- * it. Counts calls per tool, for the {@code status} tool.
+ * it. Counts calls per tool, for the {@code status} tool. The headless host gives each server a
+ * runner of its own, so one server's stuck work never holds another server's threads.
  */
 final class ToolRunner implements AutoCloseable {
     /** One tool's work: returns the result (a JSON value), or throws {@link ToolFailure}. */
@@ -31,11 +32,15 @@ final class ToolRunner implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final Map<String, AtomicLong> callsByTool = new ConcurrentHashMap<>();
 
-    ToolRunner(int threads) {
+    private final int threads;
+
+    /** A runner of {@code threads} threads, named after {@code owner} (a server). */
+    ToolRunner(String owner, int threads) {
+        this.threads = threads;
         AtomicInteger number = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), runnable -> {
-                    Thread thread = new Thread(runnable, "headless-tool-" + number.incrementAndGet());
+                    Thread thread = new Thread(runnable, "headless-" + owner + "-tool-" + number.incrementAndGet());
                     thread.setDaemon(true);
                     return thread;
                 });
@@ -81,6 +86,11 @@ final class ToolRunner implements AutoCloseable {
             inFlight.decrementAndGet();
             Thread.interrupted(); // a cancellation's interrupt must not leak into the next call
         }
+    }
+
+    /** How many tools this runner runs at once; more wait in its queue. */
+    int threads() {
+        return threads;
     }
 
     int inFlight() {

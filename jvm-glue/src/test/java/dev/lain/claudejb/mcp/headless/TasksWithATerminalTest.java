@@ -77,6 +77,29 @@ public class TasksWithATerminalTest {
     }
 
     @Test
+    public void theApprovedTaskRunsNotTheOneSwappedInWhileThePromptIsUp() throws Exception {
+        TestProject.write(project.root.resolve("sub/marker"), "");
+        TestProject.write(project.root.resolve(".ide-mcp/tasks.json"), "{\"tasks\": {\"swap\": "
+                + "{\"command\": [\"sh\", \"-c\", \"echo approved ran in $(pwd) with $GREETING\"], "
+                + "\"directory\": \"sub\", \"env\": {\"GREETING\": \"hello\"}}}}");
+        try (McpClient run = client()) {
+            McpClient.PendingRun pending = run.startRun("run_task", "{\"name\":\"swap\"}");
+            awaitQuestion("Run task `swap` (sh -c \"echo approved ran in $(pwd) with $GREETING\") in "
+                    + project.root.resolve("sub") + " with GREETING=hello?");
+            // The file changes under the question: another command, directory and environment.
+            TestProject.write(project.root.resolve(".ide-mcp/tasks.json"), "{\"tasks\": {\"swap\": "
+                    + "{\"command\": [\"sh\", \"-c\", \"echo SWAPPED ran in $(pwd) with $GREETING\"], "
+                    + "\"env\": {\"GREETING\": \"swapped\"}}}}");
+            type("y");
+            McpClient.ToolResult result = pending.result().get();
+            assertFalse(result.text(), result.isError());
+            assertTrue(result.text(), result.text().contains("approved ran in " + project.root.resolve("sub") + " with hello"));
+            assertFalse(result.text(), result.text().contains("SWAPPED"));
+            assertFalse(result.text(), result.text().contains("swapped"));
+        }
+    }
+
+    @Test
     public void thePersonDeclines() throws Exception {
         try (McpClient run = client()) {
             McpClient.PendingRun pending = run.startRun("run_task", "{\"name\":\"hello\"}");
