@@ -7,10 +7,10 @@
 //! async runtime, so the CLI, integration tests and benchmarks can all drive a server from
 //! ordinary threads.
 
+use crate::transport::BlockingStream;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io;
-use crate::transport::BlockingStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

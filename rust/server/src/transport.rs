@@ -13,10 +13,10 @@
 //! pre-encoded requests go out with [`MessageWriter::send_raw`] and its replies are matched as
 //! raw payloads from [`MessageReader::receive_payload`], without decoding.
 
+pub use crate::platform::BlockingStream;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
-pub use crate::platform::BlockingStream;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,7 +77,10 @@ pub struct MessageStream {
 impl MessageStream {
     /// Connects to the socket at `path` and speaks `wire` on it.
     pub fn connect(path: &Path, wire: Wire) -> io::Result<MessageStream> {
-        Ok(MessageStream::new(crate::platform::connect_blocking(path)?, wire))
+        Ok(MessageStream::new(
+            crate::platform::connect_blocking(path)?,
+            wire,
+        ))
     }
 
     /// Speaks `wire` on an already connected stream.

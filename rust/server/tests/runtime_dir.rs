@@ -1,6 +1,8 @@
 //! The runtime directory against a real file system: modes, refusals,
 //! path-length fallback, atomic token writes, stale cleanup and removal.
-
+// Unix only: these check modes, uids, symlinks and flock by hand; the Windows port of the same
+// code is covered by the platform seam's own tests and the server tests that run under Wine.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 use std::fs;

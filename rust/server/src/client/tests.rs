@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
 use crate::platform::{BlockingListener as UnixListener, BlockingStream as UnixStream};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::thread;
 
 use bytes::BytesMut;

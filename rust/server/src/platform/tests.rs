@@ -44,7 +44,9 @@ fn recv_now_tells_waiting_bytes_from_nothing_and_from_a_hang_up() {
     while read == 0 {
         match recv_now(&server_side, &mut buffer) {
             Ok(count) => read = count,
-            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => std::thread::yield_now(),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::yield_now()
+            }
             Err(error) => panic!("{error}"),
         }
     }
@@ -53,7 +55,9 @@ fn recv_now_tells_waiting_bytes_from_nothing_and_from_a_hang_up() {
     loop {
         match recv_now(&server_side, &mut buffer) {
             Ok(0) => break,
-            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => std::thread::yield_now(),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::yield_now()
+            }
             other => panic!("expected a hang-up, got {other:?}"),
         }
     }
@@ -88,7 +92,11 @@ fn a_private_directory_and_file_are_protected_and_ours() {
     fs::protect(&private, Protection::PrivateDirectory).unwrap();
     let status = fs::stat(&private).unwrap();
     assert!(fs::is_ours(&status));
-    assert!(fs::is_protected(&status, Protection::PrivateDirectory));
+    assert!(
+        fs::is_protected(&status, Protection::PrivateDirectory),
+        "{}",
+        fs::describe_protection(&status)
+    );
     assert_eq!(fs::file_type(&status), fs::FileType::Directory);
 
     let file = fs::create_new_at(&private, "token", Protection::PrivateFile).unwrap();
@@ -96,7 +104,11 @@ fn a_private_directory_and_file_are_protected_and_ours() {
     fs::write_all(&file, b"secret").unwrap();
     let status = fs::stat_at(&private, "token").unwrap();
     assert!(fs::is_ours(&status));
-    assert!(fs::is_protected(&status, Protection::PrivateFile));
+    assert!(
+        fs::is_protected(&status, Protection::PrivateFile),
+        "{}",
+        fs::describe_protection(&status)
+    );
     assert_eq!(fs::file_type(&status), fs::FileType::RegularFile);
     assert_eq!(
         fs::create_new_at(&private, "token", Protection::PrivateFile).unwrap_err(),
@@ -130,12 +142,54 @@ fn a_lock_is_exclusive_between_open_files() {
     fs::try_lock_exclusive(&other).unwrap();
 }
 
+/// Not a test of its own: the child process of the next test, which waits until its standard
+/// input closes. Run only through that test (`--ignored --exact`).
 #[test]
-fn our_own_process_has_a_start_time_a_parent_and_an_executable() {
+#[ignore = "the child process of a_child_is_ours_until_it_exits"]
+fn child_that_waits_for_its_standard_input_to_close() {
+    use std::io::Read;
+    let mut input = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut input);
+}
+
+#[test]
+fn a_child_is_ours_until_it_exits() {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "platform::tests::child_that_waits_for_its_standard_input_to_close",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let me = i32::try_from(std::process::id()).unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    assert_eq!(process::parent_pid(pid), Some(me));
+    let started = process::start_time(pid).unwrap();
+    assert_eq!(process::start_time(pid), Some(started));
+    assert_eq!(
+        process::executable(pid).unwrap().file_name(),
+        std::env::current_exe().unwrap().file_name()
+    );
+    assert!(process::command_line(pid)
+        .iter()
+        .any(|argument| argument == "--ignored"));
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        process::start_time(pid),
+        None,
+        "an exited process has no start time"
+    );
+}
+
+#[test]
+fn our_own_process_has_a_start_time_and_an_executable() {
     let me = i32::try_from(std::process::id()).unwrap();
     assert!(process::start_time(me).is_some());
     assert_eq!(process::start_time(me), process::start_time(me));
-    assert!(process::parent_pid(me).is_some_and(|parent| parent != me));
     let executable = process::executable(me).unwrap();
     assert_eq!(
         executable.file_name(),

@@ -51,7 +51,11 @@ pub fn connect_blocking(path: &Path) -> io::Result<BlockingStream> {
 /// whose readiness may not have caught up with a hang-up that happened a moment ago.
 pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> {
     loop {
-        match rustix::net::recv(stream.as_fd(), &mut *buffer, rustix::net::RecvFlags::DONTWAIT) {
+        match rustix::net::recv(
+            stream.as_fd(),
+            &mut *buffer,
+            rustix::net::RecvFlags::DONTWAIT,
+        ) {
             Ok((read, _)) => return Ok(read),
             Err(rustix::io::Errno::INTR) => continue,
             Err(errno) => return Err(errno.into()),

@@ -14,8 +14,8 @@ use crate::platform::Protection;
 
 use super::stale::cleanup_stale_in;
 use super::{
-    CandidateRejection, CandidateRejectionReason, RuntimeDirError, ID_BYTES,
-    ID_LEN, LOCK_FILE_NAME, LOCK_TEMP_FILE_NAME, LONGEST_SOCKET_FILE_NAME, MAX_REMOVE_DEPTH,
+    CandidateRejection, CandidateRejectionReason, RuntimeDirError, ID_BYTES, ID_LEN,
+    LOCK_FILE_NAME, LOCK_TEMP_FILE_NAME, LONGEST_SOCKET_FILE_NAME, MAX_REMOVE_DEPTH,
     MAX_SOCKET_PATH_BYTES, SHARED_DIR_NAME, SOCKET_SUFFIX, STALE_GRACE, TOKEN_FILE_NAME,
     TOKEN_TEMP_FILE_NAME,
 };
@@ -90,13 +90,12 @@ impl RuntimeDir {
         let shared_path = base.join(SHARED_DIR_NAME);
         // The base itself (a system or IDE temp dir) may legitimately be, or
         // sit under, a symlink (macOS /tmp -> /private/tmp), so it is followed.
-        let base_fd =
-            fs_at::open_dir(base).map_err(|source| RuntimeDirError::Io {
-                action: "open base directory",
-                path: base.to_owned(),
-                source: source.into(),
-                hint: "check that it exists and is a directory we can write to",
-            })?;
+        let base_fd = fs_at::open_dir(base).map_err(|source| RuntimeDirError::Io {
+            action: "open base directory",
+            path: base.to_owned(),
+            source: source.into(),
+            hint: "check that it exists and is a directory we can write to",
+        })?;
         let (shared_path, shared_fd) =
             match open_or_create_private_dir(&base_fd, SHARED_DIR_NAME, &shared_path) {
                 Ok(shared_fd) => (shared_path, shared_fd),
@@ -233,14 +232,14 @@ impl RuntimeDir {
         check_owner(&before, &path)?;
         // fchmodat follows symlinks, but we just saw a socket, and only we can
         // change entries of our private directory.
-        fs_at::protect_at(&self.dir_fd, name.as_str(), Protection::PrivateFile).map_err(|errno| {
-            RuntimeDirError::Io {
+        fs_at::protect_at(&self.dir_fd, name.as_str(), Protection::PrivateFile).map_err(
+            |errno| RuntimeDirError::Io {
                 action: "protect (chmod 0600, or an owner-only ACL) the socket",
                 path: path.clone(),
                 source: errno.into(),
                 hint: "check the file system supports permissions on sockets",
-            }
-        })?;
+            },
+        )?;
         let after = stat_it()?;
         if file_type(&after) != FileType::Socket
             || !fs_at::is_protected(&after, Protection::PrivateFile)
@@ -507,18 +506,15 @@ fn secure_new_dir(parent: &Dir, name: &str, path: &Path) -> Result<Dir, RuntimeD
 
 /// Creates `name` in `dir_fd` exclusively and private (mode 0600, or an owner-only ACL),
 /// never through a symlink, and sets the protection exactly.
-fn create_private_file(
-    dir_fd: &Dir,
-    name: &str,
-    path: &Path,
-) -> Result<Dir, RuntimeDirError> {
-    let fd =
-        fs_at::create_new_at(dir_fd, name, Protection::PrivateFile).map_err(|errno| RuntimeDirError::Io {
+fn create_private_file(dir_fd: &Dir, name: &str, path: &Path) -> Result<Dir, RuntimeDirError> {
+    let fd = fs_at::create_new_at(dir_fd, name, Protection::PrivateFile).map_err(|errno| {
+        RuntimeDirError::Io {
             action: "create file",
             path: path.to_owned(),
             source: errno.into(),
             hint: "check free space and that nothing else writes to the runtime directory",
-        })?;
+        }
+    })?;
     fs_at::protect(&fd, Protection::PrivateFile).map_err(|errno| RuntimeDirError::Io {
         action: "make private (chmod 0600, or an owner-only ACL)",
         path: path.to_owned(),

@@ -91,7 +91,6 @@ const SOCKET_SUFFIX: &str = ".sock";
 /// the limit only bounds recursion on something unexpected.
 const MAX_REMOVE_DEPTH: usize = 8;
 
-
 /// Why a runtime directory could not be set up or used.
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeDirError {

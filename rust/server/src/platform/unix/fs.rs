@@ -95,7 +95,11 @@ pub(crate) fn create_new_at(
 
 /// Creates the directory `name` in `parent` with the mode of `protection` filtered through
 /// the umask. Follow it with [`protect`] to make the mode exact.
-pub(crate) fn make_dir_at(parent: &OwnedFd, name: &str, protection: Protection) -> Result<(), Errno> {
+pub(crate) fn make_dir_at(
+    parent: &OwnedFd,
+    name: &str,
+    protection: Protection,
+) -> Result<(), Errno> {
     rustix::fs::mkdirat(parent, name, mode_of(protection))
 }
 
@@ -108,12 +112,7 @@ pub(crate) fn protect(fd: &OwnedFd, protection: Protection) -> Result<(), Errno>
 /// a symlink at `name` (there is no portable way not to), so inspect the entry first with
 /// [`stat_at`] and use it only where no one else can change the directory's entries.
 pub(crate) fn protect_at(dir: &OwnedFd, name: &str, protection: Protection) -> Result<(), Errno> {
-    rustix::fs::chmodat(
-        dir,
-        name,
-        mode_of(protection),
-        AtFlags::empty(),
-    )
+    rustix::fs::chmodat(dir, name, mode_of(protection), AtFlags::empty())
 }
 
 /// The status of an open file or directory.
