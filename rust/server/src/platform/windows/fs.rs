@@ -128,11 +128,8 @@ pub(crate) struct Stat {
 }
 
 /// How a protection is named in a message.
-pub(crate) fn protection_name(protection: Protection) -> &'static str {
-    match protection {
-        Protection::PrivateDirectory => "an owner-only, protected ACL (only the owner has access)",
-        Protection::PrivateFile => "an owner-only, protected ACL (only the owner has access)",
-    }
+pub(crate) fn protection_name(_protection: Protection) -> &'static str {
+    "an owner-only, protected ACL (only the owner has access)"
 }
 
 const SHARE_ALL: u32 = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;

@@ -64,6 +64,9 @@ impl Sid {
     /// The last sub-authority (the relative id, RID): the number that tells users of one
     /// machine or domain apart.
     pub(crate) fn relative_id(&self) -> u32 {
+        if self.0.is_empty() {
+            return 0;
+        }
         let sid = self.as_psid();
         // SAFETY: `self` holds a valid SID (checked when copied); the index is the last one.
         unsafe {
@@ -78,6 +81,9 @@ impl Sid {
 
 impl fmt::Display for Sid {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return formatter.write_str("no SID (our own could not be read)");
+        }
         let mut text: *mut u16 = std::ptr::null_mut();
         // SAFETY: a valid SID; the system allocates `text`.
         let converted = unsafe { ConvertSidToStringSidW(self.as_psid(), &mut text) } != 0;
@@ -120,7 +126,8 @@ pub(crate) fn current_user() -> Sid {
         .get_or_init(|| {
             // SAFETY: the pseudo-handle of our own process needs no closing.
             token_user(unsafe { GetCurrentProcess() })
-                // Without our own SID nothing can be ours: an empty SID matches no one.
+                // Without our own SID nothing can be ours: an empty SID matches no one (and is
+                // never handed to the system).
                 .unwrap_or(Sid(Vec::new()))
         })
         .clone()
