@@ -31,13 +31,14 @@ for folder in "${!files[@]}"; do
 done
 
 gradle --offline --console=plain --quiet jar -PnativeLibraries="$libraries"
-jar_file="$(ls build/libs/*.jar | grep -v -e sources -e native-debug -e bench | head -n 1)"
+jar_file=jvm-glue/build/libs/jvm-glue.jar
 listing="$(unzip -l "$jar_file")"
 for folder in "${!files[@]}"; do
   entry="native/$folder/${files[$folder]}"
   grep -q " $entry\$" <<<"$listing" || { echo "jar-platforms-check: $jar_file lacks $entry" >&2; exit 1; }
 done
 # The library built here replaced its stand-in: it is an ELF file, not the stand-in's text.
-unzip -p "$jar_file" "native/$here/${files[$here]}" | head -c 4 | grep -q $'\x7fELF' ||
+unzip -p "$jar_file" "native/$here/${files[$here]}" >"$libraries/packed"
+[ "$(head -c 4 "$libraries/packed" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] ||
   { echo "jar-platforms-check: native/$here/ is not the library built here" >&2; exit 1; }
 echo "jar-platforms-check: $jar_file holds ${!files[*]}"
