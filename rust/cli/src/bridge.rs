@@ -22,7 +22,6 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -590,9 +589,10 @@ struct TokenSource {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FileStamp {
-    inode: u64,
-    modified_seconds: i64,
-    modified_nanoseconds: i64,
+    /// The inode on Unix, where a rename over the file changes it even within one tick of
+    /// the clock; Windows has no stable equivalent in std, so the time and length stand.
+    inode: Option<u64>,
+    modified: Option<std::time::SystemTime>,
     len: u64,
 }
 
@@ -646,10 +646,13 @@ impl TokenSource {
 
 fn file_stamp(path: &Path) -> Option<FileStamp> {
     let metadata = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = Some(std::os::unix::fs::MetadataExt::ino(&metadata));
+    #[cfg(not(unix))]
+    let inode = None;
     Some(FileStamp {
-        inode: metadata.ino(),
-        modified_seconds: metadata.mtime(),
-        modified_nanoseconds: metadata.mtime_nsec(),
+        inode,
+        modified: metadata.modified().ok(),
         len: metadata.len(),
     })
 }

@@ -46,7 +46,7 @@ const HOST_NAME: &str = "ide-mcp testserver";
 /// Runs the test server until it is told to stop.
 pub fn run(args: TestServerArgs) -> ExitCode {
     let bases = if args.bases.is_empty() {
-        vec![std::env::temp_dir()]
+        ide_mcp_server::runtime_dir::default_bases()
     } else {
         args.bases
     };
@@ -105,26 +105,47 @@ pub fn run(args: TestServerArgs) -> ExitCode {
 }
 
 /// SIGTERM, SIGINT or (unless ignored) the end of standard input, watched on a small runtime
-/// of its own, separate from the servers', so stopping the servers happens outside it.
+/// of its own, separate from the servers', so stopping the servers happens outside it. On
+/// Windows: the console closing, or Ctrl-C.
 struct StopSignal {
     runtime: tokio::runtime::Runtime,
-    terminate: tokio::signal::unix::Signal,
-    interrupt: tokio::signal::unix::Signal,
+    terminate: Terminate,
+    interrupt: Interrupt,
     ignore_stdin: bool,
+}
+
+#[cfg(unix)]
+type Terminate = tokio::signal::unix::Signal;
+#[cfg(unix)]
+type Interrupt = tokio::signal::unix::Signal;
+#[cfg(windows)]
+type Terminate = tokio::signal::windows::CtrlClose;
+#[cfg(windows)]
+type Interrupt = tokio::signal::windows::CtrlC;
+
+#[cfg(unix)]
+fn stop_signals() -> std::io::Result<(Terminate, Interrupt)> {
+    use tokio::signal::unix::{signal, SignalKind};
+    Ok((
+        signal(SignalKind::terminate())?,
+        signal(SignalKind::interrupt())?,
+    ))
+}
+
+#[cfg(windows)]
+fn stop_signals() -> std::io::Result<(Terminate, Interrupt)> {
+    use tokio::signal::windows::{ctrl_c, ctrl_close};
+    Ok((ctrl_close()?, ctrl_c()?))
 }
 
 impl StopSignal {
     fn new(ignore_stdin: bool) -> std::io::Result<StopSignal> {
-        use tokio::signal::unix::{signal, SignalKind};
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let (terminate, interrupt) = {
             let _entered = runtime.enter();
-            (
-                signal(SignalKind::terminate())?,
-                signal(SignalKind::interrupt())?,
-            )
+            stop_signals()?
         };
         Ok(StopSignal {
             runtime,

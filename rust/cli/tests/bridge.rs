@@ -1,6 +1,9 @@
 //! `ide-mcp bridge`, run as a separate process against a fake server: a Unix listener in the
 //! test that speaks the framed TOON wire and checks tokens.
 
+// Unix only: the fake server is a std Unix listener; on Windows the bridge is covered by the
+// end-to-end tests against the real test server.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};

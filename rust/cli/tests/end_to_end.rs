@@ -164,6 +164,8 @@ fn the_shell_commands_talk_to_the_test_server() {
     server.stop();
 }
 
+// Unix signals; Windows stops the test server through its console (Ctrl-C, closing).
+#[cfg(unix)]
 #[test]
 fn the_test_server_stops_cleanly_on_sigterm() {
     let base = tempfile::tempdir().unwrap();
@@ -183,6 +185,7 @@ fn the_test_server_stops_cleanly_on_sigterm() {
 }
 
 /// CPU time (user + system) of a process so far, in clock ticks.
+#[cfg(target_os = "linux")]
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after_name = &stat[stat.rfind(')').unwrap() + 2..];
@@ -191,6 +194,8 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+// Linux only: it lowers RLIMIT_NOFILE with prlimit and reads /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn out_of_descriptors_the_listener_backs_off_instead_of_spinning() {
     let base = tempfile::tempdir().unwrap();
@@ -204,8 +209,8 @@ fn out_of_descriptors_the_listener_backs_off_instead_of_spinning() {
     let (mut child, directory) = start_server(command);
     let socket = directory.join(ServerName::Code.socket_file_name());
     // More connections than descriptors: the kernel queues them, accept fails with EMFILE.
-    let flood: Vec<std::os::unix::net::UnixStream> = (0..60)
-        .filter_map(|_| std::os::unix::net::UnixStream::connect(&socket).ok())
+    let flood: Vec<ide_mcp_server::transport::BlockingStream> = (0..60)
+        .filter_map(|_| ide_mcp_server::transport::BlockingStream::connect(&socket).ok())
         .collect();
     assert!(flood.len() >= 40, "only {} connections queued", flood.len());
     std::thread::sleep(Duration::from_millis(300));

@@ -7,10 +7,10 @@
 //! async runtime, so the CLI, integration tests and benchmarks can all drive a server from
 //! ordinary threads.
 
+use crate::transport::BlockingStream;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -172,7 +172,7 @@ impl Client {
 
     /// Wraps an already connected stream. The client has no token and no token file until
     /// [`Client::set_token`] or [`Client::set_token_file`] gives it one.
-    pub fn from_stream(stream: UnixStream, wire: Wire) -> Client {
+    pub fn from_stream(stream: BlockingStream, wire: Wire) -> Client {
         Client::from_transport(MessageStream::new(stream, wire))
     }
 

@@ -1,4 +1,4 @@
-//! The ide-mcp servers, with no JNI: the runtime directory and token, four Unix-socket MCP
+//! The ide-mcp servers, with no JNI: the runtime directory and token, four Unix-socket (AF_UNIX) MCP
 //! servers per project, the meta-tools, the call queue and the Security Guard checkpoint.
 //!
 //! Architecture invariants:
@@ -28,7 +28,7 @@ pub mod mcp_config;
 mod meta_tools;
 mod methods;
 pub mod page_delivery;
-mod peer_credentials;
+mod platform;
 mod policy;
 mod process_info;
 mod registry;

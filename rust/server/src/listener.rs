@@ -4,11 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::UnixListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::connection;
-use crate::peer_credentials::{is_same_user, peer_credentials};
+use crate::platform::{is_same_user, peer_credentials, Listener};
 use crate::server_name::ServerName;
 use crate::shared::Shared;
 
@@ -18,7 +17,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Accepts connections on `listener` until `stop` fires.
 pub(crate) async fn accept_loop(
-    listener: UnixListener,
+    listener: Listener,
     server: ServerName,
     shared: Arc<Shared>,
     stop: CancellationToken,
@@ -41,14 +40,10 @@ pub(crate) async fn accept_loop(
                 }
             }
         };
-        let peer = {
-            use std::os::fd::AsFd;
-            peer_credentials(stream.as_fd())
-        };
-        let peer = match peer {
+        let peer = match peer_credentials(&stream) {
             Ok(peer) if is_same_user(&peer) => peer,
             Ok(peer) => {
-                tracing::warn!(server = %server, uid = peer.uid, pid = peer.pid, "refused a peer of another user");
+                tracing::warn!(server = %server, user = %peer.user, pid = peer.pid, "refused a peer of another user");
                 drop(stream);
                 continue;
             }

@@ -105,12 +105,15 @@ mod tests {
             },
             Some(Path::new("/home/me/app")),
         );
+        // Paths are joined with the OS's separator (a backslash on Windows).
+        let java = Path::new("/opt/ide/jbr").join("bin").join("java");
+        let socket = Path::new("/tmp/claude-ide-mcp/abc").join("code.sock");
         assert_eq!(
             block,
             json!({"mcpServers": {"code": {
                 "type": "stdio",
-                "command": "/opt/ide/jbr/bin/java",
-                "args": ["-cp", "/opt/ide/plugins/claudejb/lib/*", "dev.lain.claudejb.mcp.StdioBridge", "/tmp/claude-ide-mcp/abc/code.sock"],
+                "command": java.to_string_lossy(),
+                "args": ["-cp", "/opt/ide/plugins/claudejb/lib/*", "dev.lain.claudejb.mcp.StdioBridge", socket.to_string_lossy()],
             }}})
         );
     }
@@ -132,7 +135,7 @@ mod tests {
         assert_eq!(names, ["code", "ops"]);
         assert_eq!(
             block["mcpServers"]["ops"]["args"],
-            json!(["bridge", "/d/ops.sock"])
+            json!(["bridge", Path::new("/d").join("ops.sock").to_string_lossy()])
         );
     }
 

@@ -314,11 +314,9 @@ impl Running {
         // A socket file left by an earlier listener of this same instance would make bind
         // fail; the directory is ours alone, so removing it is safe.
         let _ = std::fs::remove_file(&path);
-        let listener = std::os::unix::net::UnixListener::bind(&path).map_err(listen_error)?;
-        self.runtime_dir.secure_socket_file(server.as_str())?;
-        listener.set_nonblocking(true).map_err(listen_error)?;
         let _entered = self.runtime.enter();
-        let listener = tokio::net::UnixListener::from_std(listener).map_err(listen_error)?;
+        let listener = crate::platform::bind_listener(&path).map_err(listen_error)?;
+        self.runtime_dir.secure_socket_file(server.as_str())?;
         let stop = self.shared.shutdown.child_token();
         self.shared.tasks.spawn(accept_loop(
             listener,

@@ -13,10 +13,10 @@
 //! pre-encoded requests go out with [`MessageWriter::send_raw`] and its replies are matched as
 //! raw payloads from [`MessageReader::receive_payload`], without decoding.
 
+pub use crate::platform::BlockingStream;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,11 +77,14 @@ pub struct MessageStream {
 impl MessageStream {
     /// Connects to the socket at `path` and speaks `wire` on it.
     pub fn connect(path: &Path, wire: Wire) -> io::Result<MessageStream> {
-        Ok(MessageStream::new(UnixStream::connect(path)?, wire))
+        Ok(MessageStream::new(
+            crate::platform::connect_blocking(path)?,
+            wire,
+        ))
     }
 
     /// Speaks `wire` on an already connected stream.
-    pub fn new(stream: UnixStream, wire: Wire) -> MessageStream {
+    pub fn new(stream: BlockingStream, wire: Wire) -> MessageStream {
         let stream = Arc::new(stream);
         MessageStream {
             reader: MessageReader {
@@ -113,12 +116,12 @@ impl MessageStream {
     }
 
     /// The socket itself.
-    pub fn socket(&self) -> &UnixStream {
+    pub fn socket(&self) -> &BlockingStream {
         &self.writer.stream
     }
 
     /// Gives up the buffers and keeps only the socket.
-    pub fn into_socket(self) -> UnixStream {
+    pub fn into_socket(self) -> BlockingStream {
         let MessageStream { reader, writer } = self;
         drop(reader);
         Arc::try_unwrap(writer.stream)
@@ -163,7 +166,7 @@ impl MessageStream {
 
 /// The reading half of a [`MessageStream`].
 pub struct MessageReader {
-    stream: Arc<UnixStream>,
+    stream: Arc<BlockingStream>,
     decoder: WireDecoder,
     wire: Wire,
     /// Bytes received but not yet split off as a whole message.
@@ -284,7 +287,7 @@ impl MessageReader {
 
 /// The writing half of a [`MessageStream`].
 pub struct MessageWriter {
-    stream: Arc<UnixStream>,
+    stream: Arc<BlockingStream>,
     wire: Wire,
     /// The encoded message being written; kept between messages.
     buffer: BytesMut,
@@ -346,7 +349,7 @@ mod tests {
 
     #[test]
     fn the_halves_work_from_different_threads() {
-        let (ours, theirs) = UnixStream::pair().unwrap();
+        let (ours, theirs) = BlockingStream::pair().unwrap();
         let (mut reader, mut writer) = MessageStream::new(ours, Wire::Lines).split();
         let mut peer = MessageStream::new(theirs, Wire::Lines);
         let echo = std::thread::spawn(move || {
@@ -369,7 +372,7 @@ mod tests {
 
     #[test]
     fn busy_polling_gives_up_after_its_timeout() {
-        let (ours, _theirs) = UnixStream::pair().unwrap();
+        let (ours, _theirs) = BlockingStream::pair().unwrap();
         let mut stream = MessageStream::new(ours, Wire::Frames);
         stream
             .set_busy_poll(Some(Duration::from_millis(20)))
@@ -385,7 +388,7 @@ mod tests {
 
     #[test]
     fn an_undecodable_payload_leaves_the_stream_usable() {
-        let (ours, theirs) = UnixStream::pair().unwrap();
+        let (ours, theirs) = BlockingStream::pair().unwrap();
         let mut stream = MessageStream::new(ours, Wire::Lines);
         let mut peer = MessageStream::new(theirs, Wire::Lines);
         peer.send_raw(b"{oops\n").unwrap();

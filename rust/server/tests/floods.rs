@@ -4,8 +4,8 @@
 
 mod support;
 
+use ide_mcp_server::transport::BlockingStream as UnixStream;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use ide_mcp_server::ServerName;

@@ -1,5 +1,7 @@
 //! Start/stop cycles leave nothing behind. Alone in its own test binary, so no other test's
 //! threads or descriptors are counted.
+// Unix only: it counts descriptors in /proc/self/fd and reads uids.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;

@@ -3,8 +3,8 @@
 
 mod support;
 
+use ide_mcp_server::transport::BlockingStream as UnixStream;
 use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};

@@ -1,5 +1,8 @@
 //! A peer of another uid is closed before a byte moves. The test process runs as root, so
 //! a child process that drops to `nobody` plays the foreign peer.
+// Unix only: it starts a process as another uid (setuid), which Windows has no equivalent of
+// in a test.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 mod support;

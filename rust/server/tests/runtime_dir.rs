@@ -1,10 +1,11 @@
 //! The runtime directory against a real file system: modes, refusals,
 //! path-length fallback, atomic token writes, stale cleanup and removal.
-
+// Unix only: these check modes, uids, symlinks and flock by hand; the Windows port of the same
+// code is covered by the platform seam's own tests and the server tests that run under Wine.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::field_reassign_with_default)]
 
 use std::fs;
-use std::os::fd::BorrowedFd;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
@@ -501,7 +502,7 @@ fn every_fd_on_the_runtime_directory_is_close_on_exec() {
         // SAFETY: the fd belongs to `dir` (its target is inside our fresh
         // temp directory), which stays alive and keeps it open until the end
         // of this test; it is only borrowed for one fcntl.
-        let fd = unsafe { BorrowedFd::borrow_raw(raw) };
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(raw) };
         let flags = rustix::io::fcntl_getfd(fd).unwrap();
         assert!(
             flags.contains(rustix::io::FdFlags::CLOEXEC),

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
+use crate::platform::{BlockingListener as UnixListener, BlockingStream as UnixStream};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
 use std::thread;
 
 use bytes::BytesMut;

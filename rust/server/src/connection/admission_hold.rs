@@ -4,11 +4,10 @@
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use tokio::net::UnixStream;
 use tokio_util::sync::CancellationToken;
 
 use crate::admission::{answer_of, Admission};
-use crate::peer_credentials::PeerCredentials;
+use crate::platform::{recv_now, PeerCredentials, Stream};
 use crate::shared::Shared;
 
 use super::READ_CHUNK_BYTES;
@@ -20,7 +19,7 @@ const PRE_ADMISSION_BYTES: usize = 64 * 1024;
 /// Holds an unexpected client until the host answers, reading (a bounded amount of) what it
 /// sends meanwhile so its leaving is noticed. Returns the bytes read, or `None` to close.
 pub(super) async fn admit(
-    stream: &UnixStream,
+    stream: &Stream,
     shared: &Arc<Shared>,
     peer: &PeerCredentials,
     cancellation: &CancellationToken,
@@ -78,15 +77,13 @@ pub(super) async fn admit(
 /// Reads whatever is already waiting, without blocking, and says whether the peer has hung up.
 /// It asks the socket itself rather than tokio, whose readiness may not have caught up with a
 /// hang-up that happened a moment ago.
-fn hung_up(stream: &UnixStream, early: &mut BytesMut) -> bool {
-    use std::os::fd::AsFd;
+fn hung_up(stream: &Stream, early: &mut BytesMut) -> bool {
     let mut chunk = [0u8; 4096];
     while early.len() < PRE_ADMISSION_BYTES {
-        match rustix::net::recv(stream.as_fd(), &mut chunk, rustix::net::RecvFlags::DONTWAIT) {
-            Ok((0, _)) => return true,
-            Ok((read, _)) => early.extend_from_slice(&chunk[..read]),
-            Err(rustix::io::Errno::AGAIN) => return false,
-            Err(rustix::io::Errno::INTR) => continue,
+        match recv_now(stream, &mut chunk) {
+            Ok(0) => return true,
+            Ok(read) => early.extend_from_slice(&chunk[..read]),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => return false,
             Err(_) => return true,
         }
     }

@@ -14,12 +14,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::BytesMut;
-use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
 use crate::guard::ClientIdentity;
-use crate::peer_credentials::PeerCredentials;
+use crate::platform::{PeerCredentials, Stream};
 use crate::server_name::ServerName;
 use crate::session::in_flight::InFlightCalls;
 use crate::session::Session;
@@ -37,7 +36,7 @@ const READ_CHUNK_BYTES: usize = 8 * 1024;
 /// Serves one accepted connection until the client leaves, breaks a limit, is shed, or the
 /// servers stop.
 pub(crate) async fn serve(
-    stream: UnixStream,
+    stream: Stream,
     shared: Arc<Shared>,
     server: ServerName,
     peer: PeerCredentials,

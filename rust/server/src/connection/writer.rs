@@ -6,10 +6,10 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
 use serde_json::Value;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::platform::StreamWriteHalf;
 use crate::wire::{encode_message, encode_message_with, Wire};
 
 /// How many bytes of encoded messages one write gathers at most.
@@ -19,7 +19,7 @@ const COALESCE_BYTES: usize = 64 * 1024;
 /// that does not take a write within the timeout is closed: nothing is buffered for it
 /// beyond the bounded queue.
 pub(super) async fn write_replies(
-    mut socket: OwnedWriteHalf,
+    mut socket: StreamWriteHalf,
     mut queue: mpsc::Receiver<Value>,
     wire: Wire,
     max_message_bytes: usize,

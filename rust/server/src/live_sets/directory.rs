@@ -2,13 +2,9 @@
 //! only, held to the checks of the runtime directory (owned by us, mode 0700, never a symlink).
 
 use std::ffi::OsString;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::OFlags;
-use rustix::io::Errno;
-
-use crate::runtime_dir::fs_at;
+use crate::platform::fs::{self, Dir, Errno};
 use crate::runtime_dir::{check_private_dir, fstat, open_or_create_private_dir, RuntimeDirError};
 
 use super::LiveSetsError;
@@ -50,7 +46,7 @@ fn registry_path_from(env: impl Fn(&str) -> Option<OsString>) -> Result<PathBuf,
 #[derive(Debug)]
 pub(super) struct RegistryDir {
     pub(super) path: PathBuf,
-    pub(super) fd: OwnedFd,
+    pub(super) fd: Dir,
 }
 
 impl RegistryDir {
@@ -59,16 +55,15 @@ impl RegistryDir {
     pub(super) fn open_or_create(path: &Path) -> Result<RegistryDir, LiveSetsError> {
         let (parent, name) = split(path)?;
         if !parent.exists() {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(parent)
-                .map_err(|source| LiveSetsError::Io {
-                    action: "create the parent of the registry",
-                    path: parent.to_owned(),
-                    source,
-                })?;
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(parent).map_err(|source| LiveSetsError::Io {
+                action: "create the parent of the registry",
+                path: parent.to_owned(),
+                source,
+            })?;
         }
         let parent_fd = open_parent(parent)?;
         let fd =
@@ -83,12 +78,12 @@ impl RegistryDir {
     /// parent) does not exist: no set has registered yet.
     pub(super) fn open_existing(path: &Path) -> Result<Option<RegistryDir>, LiveSetsError> {
         let (parent, name) = split(path)?;
-        let parent_fd = match fs_at::open_dir(parent, OFlags::empty()) {
+        let parent_fd = match fs::open_dir(parent) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(errno) => return Err(io_refusal("open the parent of", parent, errno)),
         };
-        let fd = match fs_at::open_dir_at(&parent_fd, name) {
+        let fd = match fs::open_dir_at(&parent_fd, name) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
             Err(errno) => {
@@ -130,8 +125,8 @@ fn split(path: &Path) -> Result<(&Path, &str), LiveSetsError> {
     Ok((parent, name))
 }
 
-fn open_parent(parent: &Path) -> Result<OwnedFd, LiveSetsError> {
-    fs_at::open_dir(parent, OFlags::empty()).map_err(|errno| io_refusal("open", parent, errno))
+fn open_parent(parent: &Path) -> Result<Dir, LiveSetsError> {
+    fs::open_dir(parent).map_err(|errno| io_refusal("open", parent, errno))
 }
 
 fn io_refusal(action: &'static str, path: &Path, errno: Errno) -> LiveSetsError {

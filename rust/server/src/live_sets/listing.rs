@@ -1,15 +1,13 @@
 //! Reading the registry: every record of a live set, with bounded work whatever the directory
 //! holds, and the records of sets that are gone removed on the way.
 
-use std::ffi::CString;
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::FileType;
-
+use crate::platform::fs::{self, file_type, FileType, Stat};
 use crate::process_info::ProcessIdentity;
-use crate::runtime_dir::fs_at::{self, file_type};
-use crate::runtime_dir::{fstat, list_dir, our_uid};
+use crate::runtime_dir::{fstat, list_dir};
 
 use super::directory::{registry_path, RegistryDir};
 use super::record::LiveSetRecord;
@@ -87,7 +85,7 @@ pub(super) fn scan(dir: &RegistryDir) -> Result<Listing, LiveSetsError> {
                     listing.live.push(record);
                 } else {
                     // Ours (checked when read), and its process is gone or is another one now.
-                    let _ = fs_at::unlink_at(&dir.fd, name.as_c_str());
+                    let _ = fs::unlink_at(&dir.fd, &name);
                     listing.removed_stale.push(shown);
                 }
             }
@@ -108,24 +106,24 @@ enum Entry {
 
 /// One entry, looked at without following a link and read only when it is a small regular
 /// file of ours.
-fn read_entry(dir: &RegistryDir, name: &CString, shown: &str) -> Entry {
+fn read_entry(dir: &RegistryDir, name: &OsString, shown: &str) -> Entry {
     if shown.starts_with('.') {
         return Entry::Skipped;
     }
     if !shown.ends_with(RECORD_SUFFIX) {
         return Entry::Ignored(format!("not a record (no {RECORD_SUFFIX} suffix)"));
     }
-    let stat = match fs_at::stat_at(&dir.fd, name.as_c_str()) {
+    let stat = match fs::stat_at(&dir.fd, name) {
         Ok(stat) => stat,
         Err(errno) => return Entry::Ignored(format!("cannot inspect it: {errno}")),
     };
     if let Some(problem) = unreadable_because(&stat) {
         return Entry::Ignored(problem);
     }
-    let Some(text) = name.to_str().ok() else {
+    let Some(text) = name.to_str() else {
         return Entry::Ignored("its name is not UTF-8".to_owned());
     };
-    let fd = match fs_at::open_read_at(&dir.fd, text) {
+    let fd = match fs::open_read_at(&dir.fd, text) {
         Ok(fd) => fd,
         Err(errno) => return Entry::Ignored(format!("cannot open it: {errno}")),
     };
@@ -153,15 +151,15 @@ fn read_entry(dir: &RegistryDir, name: &CString, shown: &str) -> Entry {
 
 /// Why a file may not be read as a record: not a regular file (a symlink, a FIFO, a
 /// directory), someone else's, or too large.
-fn unreadable_because(stat: &rustix::fs::Stat) -> Option<String> {
+fn unreadable_because(stat: &Stat) -> Option<String> {
     let kind = file_type(stat);
     if kind != FileType::RegularFile {
         return Some(format!("a {kind:?}, not a regular file"));
     }
-    if stat.st_uid != our_uid() {
-        return Some(format!("owned by uid {}, not by us", stat.st_uid));
+    if !fs::is_ours(stat) {
+        return Some(format!("owned by {}, not by us", fs::describe_owner(stat)));
     }
-    let size = u64::try_from(stat.st_size).unwrap_or(u64::MAX);
+    let size = fs::size(stat);
     if size > MAX_RECORD_BYTES {
         return Some(format!(
             "{size} bytes, over the limit of {MAX_RECORD_BYTES}"

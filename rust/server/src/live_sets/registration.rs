@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rustix::io::Errno;
+use crate::platform::fs::{self, Errno};
 
-use crate::runtime_dir::{create_private_file, fs_at};
+use crate::runtime_dir::create_private_file;
 
 use super::directory::{registry_path, RegistryDir};
 use super::listing::scan;
@@ -76,7 +76,7 @@ impl Registration {
             path: path.to_owned(),
             source,
         };
-        match fs_at::unlink_at(&self.dir.fd, self.temp_name.as_str()) {
+        match fs::unlink_at(&self.dir.fd, self.temp_name.as_str()) {
             Ok(()) | Err(Errno::NOENT) => {}
             Err(errno) => {
                 return Err(io(
@@ -88,9 +88,9 @@ impl Registration {
         }
         let fd = create_private_file(&self.dir.fd, &self.temp_name, &temp_path)
             .map_err(LiveSetsError::Directory)?;
-        fs_at::write_all(&fd, &bytes).map_err(|source| io("write", &temp_path, source))?;
+        fs::write_all(&fd, &bytes).map_err(|source| io("write", &temp_path, source))?;
         drop(fd);
-        fs_at::rename_at(&self.dir.fd, &self.temp_name, &self.file_name)
+        fs::rename_at(&self.dir.fd, &self.temp_name, &self.file_name)
             .map_err(|errno| io("rename into place", &self.path(), errno.into()))
     }
 
@@ -104,8 +104,8 @@ impl Registration {
             return Ok(());
         }
         self.removed = true;
-        let _ = fs_at::unlink_at(&self.dir.fd, self.temp_name.as_str());
-        match fs_at::unlink_at(&self.dir.fd, self.file_name.as_str()) {
+        let _ = fs::unlink_at(&self.dir.fd, self.temp_name.as_str());
+        match fs::unlink_at(&self.dir.fd, self.file_name.as_str()) {
             Ok(()) | Err(Errno::NOENT) => Ok(()),
             Err(errno) => Err(LiveSetsError::Io {
                 action: "remove",

@@ -2,22 +2,20 @@
 //! with exact modes and checked ownership, the `lock` that marks the instance alive, the
 //! sockets' modes, the token file, and removal.
 
-use std::ffi::{CString, OsStr};
+use std::ffi::OsString;
 use std::fmt;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use rustix::fs::{FileType, OFlags, Stat};
-use rustix::io::Errno;
 
-use super::fs_at::{self, file_type, permission_bits};
+use crate::platform::fs::{self as fs_at, file_type, Dir, Errno, FileType, Stat};
+use crate::platform::Protection;
+
 use super::stale::cleanup_stale_in;
 use super::{
-    CandidateRejection, CandidateRejectionReason, RuntimeDirError, DIR_MODE, FILE_MODE, ID_BYTES,
-    ID_LEN, LOCK_FILE_NAME, LOCK_TEMP_FILE_NAME, LONGEST_SOCKET_FILE_NAME, MAX_REMOVE_DEPTH,
+    CandidateRejection, CandidateRejectionReason, RuntimeDirError, ID_BYTES, ID_LEN,
+    LOCK_FILE_NAME, LOCK_TEMP_FILE_NAME, LONGEST_SOCKET_FILE_NAME, MAX_REMOVE_DEPTH,
     MAX_SOCKET_PATH_BYTES, SHARED_DIR_NAME, SOCKET_SUFFIX, STALE_GRACE, TOKEN_FILE_NAME,
     TOKEN_TEMP_FILE_NAME,
 };
@@ -35,12 +33,12 @@ pub struct RuntimeDir {
     path: PathBuf,
     id: String,
     /// `<base>/claude-ide-mcp`, kept open to remove `<id>` relative to it.
-    shared_fd: OwnedFd,
+    shared_fd: Dir,
     /// `<id>`, kept open so every later operation is relative to it.
-    dir_fd: OwnedFd,
+    dir_fd: Dir,
     /// Holds the exclusive `flock` that marks this instance as alive; the
     /// lock lasts exactly as long as this open file description.
-    lock_fd: Option<OwnedFd>,
+    lock_fd: Option<Dir>,
     removed: bool,
 }
 
@@ -92,13 +90,12 @@ impl RuntimeDir {
         let shared_path = base.join(SHARED_DIR_NAME);
         // The base itself (a system or IDE temp dir) may legitimately be, or
         // sit under, a symlink (macOS /tmp -> /private/tmp), so it is followed.
-        let base_fd =
-            fs_at::open_dir(base, OFlags::empty()).map_err(|source| RuntimeDirError::Io {
-                action: "open base directory",
-                path: base.to_owned(),
-                source: source.into(),
-                hint: "check that it exists and is a directory we can write to",
-            })?;
+        let base_fd = fs_at::open_dir(base).map_err(|source| RuntimeDirError::Io {
+            action: "open base directory",
+            path: base.to_owned(),
+            source: source.into(),
+            hint: "check that it exists and is a directory we can write to",
+        })?;
         let (shared_path, shared_fd) =
             match open_or_create_private_dir(&base_fd, SHARED_DIR_NAME, &shared_path) {
                 Ok(shared_fd) => (shared_path, shared_fd),
@@ -115,7 +112,7 @@ impl RuntimeDir {
         let (id, dir_fd) = loop {
             let id = new_id()?;
             let path = shared_path.join(&id);
-            match fs_at::make_dir_at(&shared_fd, id.as_str(), DIR_MODE) {
+            match fs_at::make_dir_at(&shared_fd, id.as_str(), Protection::PrivateDirectory) {
                 Ok(()) => {}
                 Err(Errno::EXIST) if attempts < 3 => {
                     attempts += 1;
@@ -162,7 +159,7 @@ impl RuntimeDir {
     /// before the rename means any `lock` file another instance sees is
     /// already locked while we live: there is no window in which a scanner
     /// could take the lock of a live instance and delete its directory.
-    fn take_lock(&self) -> Result<OwnedFd, RuntimeDirError> {
+    fn take_lock(&self) -> Result<Dir, RuntimeDirError> {
         let temp_path = self.path.join(LOCK_TEMP_FILE_NAME);
         let fd = create_private_file(&self.dir_fd, LOCK_TEMP_FILE_NAME, &temp_path)?;
         fs_at::try_lock_exclusive(&fd).map_err(|errno| RuntimeDirError::Io {
@@ -234,22 +231,25 @@ impl RuntimeDir {
         }
         check_owner(&before, &path)?;
         // fchmodat follows symlinks, but we just saw a socket, and only we can
-        // change entries of our 0700 directory.
-        fs_at::set_mode_at(&self.dir_fd, name.as_str(), FILE_MODE).map_err(|errno| {
-            RuntimeDirError::Io {
-                action: "chmod 0600 socket",
+        // change entries of our private directory.
+        fs_at::protect_at(&self.dir_fd, name.as_str(), Protection::PrivateFile).map_err(
+            |errno| RuntimeDirError::Io {
+                action: "protect (chmod 0600, or an owner-only ACL) the socket",
                 path: path.clone(),
                 source: errno.into(),
                 hint: "check the file system supports permissions on sockets",
-            }
-        })?;
+            },
+        )?;
         let after = stat_it()?;
-        if file_type(&after) != FileType::Socket || permission_bits(&after) != FILE_MODE {
+        if file_type(&after) != FileType::Socket
+            || !fs_at::is_protected(&after, Protection::PrivateFile)
+        {
             return Err(RuntimeDirError::Insecure {
                 path,
                 reason: format!(
-                    "its mode is {:o} after chmod, expected socket with 600",
-                    permission_bits(&after)
+                    "{} after protecting it, expected a socket with {}",
+                    fs_at::describe_protection(&after),
+                    Protection::PrivateFile
                 ),
                 hint: "check the file system supports permissions on sockets".into(),
             });
@@ -356,7 +356,7 @@ impl fmt::Debug for RuntimeDir {
 /// removes a link itself and never its target. Entries owned by someone else
 /// are left alone.
 pub(super) fn remove_contents(
-    dir_fd: &OwnedFd,
+    dir_fd: &Dir,
     path: &Path,
     depth: usize,
 ) -> Result<(), RuntimeDirError> {
@@ -374,28 +374,28 @@ pub(super) fn remove_contents(
         hint: "remove it by hand",
     };
     for name in list_dir(dir_fd, path)? {
-        let entry_path = path.join(OsStr::from_bytes(name.to_bytes()));
-        let stat = match fs_at::stat_at(dir_fd, name.as_c_str()) {
+        let entry_path = path.join(&name);
+        let stat = match fs_at::stat_at(dir_fd, &name) {
             Ok(stat) => stat,
             Err(Errno::NOENT) => continue,
             Err(errno) => return Err(io_err("inspect", &entry_path, errno)),
         };
-        if stat.st_uid != our_uid() {
+        if !fs_at::is_ours(&stat) {
             tracing::warn!(path = %entry_path.display(), "leaving an entry owned by another user");
             continue;
         }
         let is_dir = file_type(&stat) == FileType::Directory;
         if is_dir {
-            match fs_at::open_dir_at(dir_fd, name.as_c_str()) {
+            match fs_at::open_dir_at(dir_fd, &name) {
                 Ok(sub_fd) => remove_contents(&sub_fd, &entry_path, depth + 1)?,
                 Err(Errno::NOENT) => continue,
                 Err(errno) => return Err(io_err("open", &entry_path, errno)),
             }
         }
         let removed = if is_dir {
-            fs_at::remove_dir_at(dir_fd, name.as_c_str())
+            fs_at::remove_dir_at(dir_fd, &name)
         } else {
-            fs_at::unlink_at(dir_fd, name.as_c_str())
+            fs_at::unlink_at(dir_fd, &name)
         };
         match removed {
             Ok(()) | Err(Errno::NOENT) => {}
@@ -406,7 +406,7 @@ pub(super) fn remove_contents(
 }
 
 /// Names in a directory, without `.` and `..`.
-pub(crate) fn list_dir(dir_fd: &OwnedFd, path: &Path) -> Result<Vec<CString>, RuntimeDirError> {
+pub(crate) fn list_dir(dir_fd: &Dir, path: &Path) -> Result<Vec<OsString>, RuntimeDirError> {
     fs_at::list_dir(dir_fd).map_err(|errno| RuntimeDirError::Io {
         action: "list directory",
         path: path.to_owned(),
@@ -420,25 +420,23 @@ pub(crate) fn list_dir(dir_fd: &OwnedFd, path: &Path) -> Result<Vec<CString>, Ru
 /// beside it, held to the same checks; any other refusal stands.
 fn per_user_shared_dir(
     base: &Path,
-    base_fd: &OwnedFd,
+    base_fd: &Dir,
     shared_path: &Path,
     refusal: RuntimeDirError,
-) -> Result<(PathBuf, OwnedFd), RuntimeDirError> {
+) -> Result<(PathBuf, Dir), RuntimeDirError> {
     let owner = fs_at::open_dir_at(base_fd, SHARED_DIR_NAME)
         .ok()
-        .and_then(|fd| fstat(&fd, shared_path).ok())
-        .map(|stat| stat.st_uid);
-    let us = our_uid();
+        .and_then(|fd| fstat(&fd, shared_path).ok());
     match owner {
-        Some(owner) if owner != us => {
-            let name = per_user_shared_dir_name(us);
+        Some(owner) if !fs_at::is_ours(&owner) => {
+            let name = per_user_shared_dir_name(fs_at::user_number());
             let path = base.join(&name);
             if longest_socket_path_len_in(&path) > MAX_SOCKET_PATH_BYTES {
                 return Err(refusal);
             }
             tracing::warn!(
                 squatted = %shared_path.display(),
-                owner,
+                owner = %fs_at::describe_owner(&owner),
                 instead = %path.display(),
                 "the shared runtime directory belongs to another user; using a directory of our own beside it"
             );
@@ -449,7 +447,8 @@ fn per_user_shared_dir(
     }
 }
 
-/// `claude-ide-mcp-<uid>`: the shared directory's name when the plain one is another user's.
+/// `claude-ide-mcp-<uid>`: the shared directory's name when the plain one is another user's
+/// (on Windows the number is the user's RID, the last part of its SID).
 pub fn per_user_shared_dir_name(uid: u32) -> String {
     format!("{SHARED_DIR_NAME}-{uid}")
 }
@@ -463,14 +462,14 @@ fn longest_socket_path_len_in(shared: &Path) -> usize {
         .len()
 }
 
-/// Creates `name` in `parent` with mode 0700 (if absent) and opens it,
-/// refusing a symlink, another owner, or group/other permission bits.
+/// Creates `name` in `parent` private (mode 0700, or an owner-only ACL) if absent, and opens
+/// it, refusing a symlink, another owner, or access for anyone else.
 pub(crate) fn open_or_create_private_dir(
-    parent: &OwnedFd,
+    parent: &Dir,
     name: &str,
     path: &Path,
-) -> Result<OwnedFd, RuntimeDirError> {
-    match fs_at::make_dir_at(parent, name, DIR_MODE) {
+) -> Result<Dir, RuntimeDirError> {
+    match fs_at::make_dir_at(parent, name, Protection::PrivateDirectory) {
         Ok(()) => secure_new_dir(parent, name, path),
         Err(Errno::EXIST) => {
             let fd = fs_at::open_dir_at(parent, name)
@@ -487,43 +486,44 @@ pub(crate) fn open_or_create_private_dir(
     }
 }
 
-/// Opens a directory we just created and sets its mode to exactly 0700
-/// (mkdirat's mode was filtered through the umask, which we never touch).
-fn secure_new_dir(parent: &OwnedFd, name: &str, path: &Path) -> Result<OwnedFd, RuntimeDirError> {
+/// Opens a directory we just created and sets its protection exactly (mkdirat's mode was
+/// filtered through the umask, which we never touch).
+fn secure_new_dir(parent: &Dir, name: &str, path: &Path) -> Result<Dir, RuntimeDirError> {
     let fd = fs_at::open_dir_at(parent, name)
         .map_err(|errno| refusal_or_io(parent, name, path, errno))?;
     // Check the owner before chmod: if someone swapped the entry between our
     // mkdirat and open, it is not ours to chmod.
     check_owner(&fstat(&fd, path)?, path)?;
-    fs_at::set_mode(&fd, DIR_MODE).map_err(|errno| RuntimeDirError::Io {
-        action: "chmod 0700",
+    fs_at::protect(&fd, Protection::PrivateDirectory).map_err(|errno| RuntimeDirError::Io {
+        action: "make private (chmod 0700, or an owner-only ACL)",
         path: path.to_owned(),
         source: errno.into(),
-        hint: "check the file system supports Unix permissions",
+        hint: "check the file system supports permissions",
     })?;
     check_private_dir(&fstat(&fd, path)?, path)?;
     Ok(fd)
 }
 
-/// Creates `name` in `dir_fd` exclusively, mode 0600, never through a
-/// symlink, and sets the mode exactly.
+/// Creates `name` in `dir_fd` exclusively and private (mode 0600, or an owner-only ACL),
+/// never through a symlink, and sets the protection exactly.
 pub(crate) fn create_private_file(
-    dir_fd: &OwnedFd,
+    dir_fd: &Dir,
     name: &str,
     path: &Path,
-) -> Result<OwnedFd, RuntimeDirError> {
-    let fd =
-        fs_at::create_new_at(dir_fd, name, FILE_MODE).map_err(|errno| RuntimeDirError::Io {
+) -> Result<Dir, RuntimeDirError> {
+    let fd = fs_at::create_new_at(dir_fd, name, Protection::PrivateFile).map_err(|errno| {
+        RuntimeDirError::Io {
             action: "create file",
             path: path.to_owned(),
             source: errno.into(),
             hint: "check free space and that nothing else writes to the runtime directory",
-        })?;
-    fs_at::set_mode(&fd, FILE_MODE).map_err(|errno| RuntimeDirError::Io {
-        action: "chmod 0600",
+        }
+    })?;
+    fs_at::protect(&fd, Protection::PrivateFile).map_err(|errno| RuntimeDirError::Io {
+        action: "make private (chmod 0600, or an owner-only ACL)",
         path: path.to_owned(),
         source: errno.into(),
-        hint: "check the file system supports Unix permissions",
+        hint: "check the file system supports permissions",
     })?;
     Ok(fd)
 }
@@ -531,7 +531,7 @@ pub(crate) fn create_private_file(
 /// Turns a failed [`fs_at::open_dir_at`] into a clear refusal when the entry
 /// is a symlink or not a directory.
 pub(crate) fn refusal_or_io(
-    parent: &OwnedFd,
+    parent: &Dir,
     name: &str,
     path: &Path,
     errno: Errno,
@@ -564,7 +564,7 @@ fn remedy(path: &Path) -> String {
     )
 }
 
-pub(crate) fn fstat(fd: &OwnedFd, path: &Path) -> Result<Stat, RuntimeDirError> {
+pub(crate) fn fstat(fd: &Dir, path: &Path) -> Result<Stat, RuntimeDirError> {
     fs_at::stat(fd).map_err(|errno| RuntimeDirError::Io {
         action: "stat",
         path: path.to_owned(),
@@ -573,16 +573,19 @@ pub(crate) fn fstat(fd: &OwnedFd, path: &Path) -> Result<Stat, RuntimeDirError> 
     })
 }
 
-/// A directory must be owned by us with no group/other permission bits and
-/// full owner access. Special bits (setgid inherited from the base) grant
-/// nothing on a 0700 directory and are ignored.
+/// A directory must be owned by us and private: no access for anyone else and full access
+/// for the owner (on Unix, special bits such as a setgid inherited from the base grant
+/// nothing on a 0700 directory and are ignored).
 pub(crate) fn check_private_dir(stat: &Stat, path: &Path) -> Result<(), RuntimeDirError> {
     check_owner(stat, path)?;
-    let mode = permission_bits(stat);
-    if mode & 0o077 != 0 || mode & 0o700 != 0o700 {
+    if !fs_at::is_protected(stat, Protection::PrivateDirectory) {
         return Err(RuntimeDirError::Insecure {
             path: path.to_owned(),
-            reason: format!("its mode is {mode:o}; it must be 700 (only the owner has access)"),
+            reason: format!(
+                "{}; it must be {}",
+                fs_at::describe_protection(stat),
+                Protection::PrivateDirectory
+            ),
             hint: format!(
                 "{}; or, if you created it yourself, chmod 700 {}",
                 remedy(path),
@@ -594,19 +597,18 @@ pub(crate) fn check_private_dir(stat: &Stat, path: &Path) -> Result<(), RuntimeD
 }
 
 fn check_owner(stat: &Stat, path: &Path) -> Result<(), RuntimeDirError> {
-    let us = our_uid();
-    if stat.st_uid != us {
+    if !fs_at::is_ours(stat) {
         return Err(RuntimeDirError::Insecure {
             path: path.to_owned(),
-            reason: format!("it is owned by uid {}, not by us (uid {us})", stat.st_uid),
+            reason: format!(
+                "it is owned by {}, not by us ({})",
+                fs_at::describe_owner(stat),
+                fs_at::describe_us()
+            ),
             hint: remedy(path),
         });
     }
     Ok(())
-}
-
-pub(crate) fn our_uid() -> u32 {
-    fs_at::effective_uid()
 }
 
 fn new_id() -> Result<String, RuntimeDirError> {
@@ -632,19 +634,19 @@ mod tests {
 
     use super::*;
     use crate::runtime_dir::stale::looks_like_id;
-    use std::os::unix::fs::symlink;
 
+    #[cfg(unix)]
     #[test]
     fn a_symlink_where_the_instance_directory_goes_is_refused() {
         let base = tempfile::tempdir().unwrap();
         let target = base.path().join("target");
         std::fs::create_dir(&target).unwrap();
         let shared_path = base.path().join(SHARED_DIR_NAME);
-        let base_fd = fs_at::open_dir(base.path(), OFlags::empty()).unwrap();
+        let base_fd = fs_at::open_dir(base.path()).unwrap();
         let shared_fd =
             open_or_create_private_dir(&base_fd, SHARED_DIR_NAME, &shared_path).unwrap();
         let id = new_id().unwrap();
-        symlink(&target, shared_path.join(&id)).unwrap();
+        std::os::unix::fs::symlink(&target, shared_path.join(&id)).unwrap();
 
         let err = secure_new_dir(&shared_fd, &id, &shared_path.join(&id)).unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");

@@ -28,28 +28,37 @@
 //!   file, and removal.
 //! - `stale` — [`cleanup_stale`]: removing directories left by instances that
 //!   died without removing their own.
-//! - `fs_at` — the descriptor-relative system calls both are built on, with no
-//!   runtime-directory policy of their own.
+//! - `crate::platform::fs` — the descriptor-relative system calls both are built on
+//!   (one implementation per OS), with no runtime-directory policy of their own.
+//!
+//! On Windows the same code runs over handles: the protection is an owner-only, protected
+//! ACL instead of a mode, `LockFileEx` stands for `flock`, and an entry's name is opened
+//! under the directory's path with reparse points refused (see `platform/windows/fs.rs`).
 
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) mod fs_at;
 mod lifecycle;
 mod stale;
 
 pub use lifecycle::{longest_socket_path_len, per_user_shared_dir_name, RuntimeDir};
 // The private-file helpers the per-user registry of live server sets is built on as well.
 pub(crate) use lifecycle::{
-    check_private_dir, create_private_file, fstat, list_dir, open_or_create_private_dir, our_uid,
+    check_private_dir, create_private_file, fstat, list_dir, open_or_create_private_dir,
     refusal_or_io,
 };
 pub use stale::{cleanup_stale, cleanup_stale_with_grace};
 
 /// Longest socket path we accept, in bytes. `sun_path` holds 108 bytes on
-/// Linux and 104 on macOS, including the terminating NUL; 100 leaves margin.
+/// Linux and Windows and 104 on macOS, including the terminating NUL; 100 leaves margin.
 pub const MAX_SOCKET_PATH_BYTES: usize = 100;
+
+/// Where runtime directories may go on this OS when the host names no base of its own, best
+/// first (the system temp directory; on Unix also `/tmp`, short enough for any socket path).
+pub fn default_bases() -> Vec<PathBuf> {
+    crate::platform::default_runtime_bases()
+}
 
 pub use ide_mcp_protocol::contract::{SHARED_DIR_NAME, TOKEN_FILE_NAME};
 
@@ -86,9 +95,6 @@ const SOCKET_SUFFIX: &str = ".sock";
 /// How deep [`cleanup_stale`] descends into a stale directory. Ours are flat;
 /// the limit only bounds recursion on something unexpected.
 const MAX_REMOVE_DEPTH: usize = 8;
-
-pub(crate) const DIR_MODE: u32 = 0o700;
-pub(crate) const FILE_MODE: u32 = 0o600;
 
 /// Why a runtime directory could not be set up or used.
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +145,8 @@ pub enum RuntimeDirError {
     /// The OS random source failed.
     #[error(
         "could not read random bytes from the operating system for the instance id: {0}; \
-         check that the OS random source (getrandom(2) or /dev/urandom) is available"
+         check that the OS random source (getrandom(2), /dev/urandom or ProcessPrng) is \
+         available"
     )]
     Random(getrandom::Error),
 }

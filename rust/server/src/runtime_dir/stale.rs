@@ -2,17 +2,12 @@
 //! own (a crash, SIGKILL). A directory is stale when its `lock` can be taken, since the kernel
 //! drops a dead holder's `flock`, or when it has had no `lock` for longer than [`STALE_GRACE`].
 
-use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rustix::fs::{OFlags, Stat};
-use rustix::io::Errno;
+use crate::platform::fs::{self as fs_at, Dir, Errno, Stat};
 
-use super::fs_at;
-use super::lifecycle::{
-    check_private_dir, fstat, list_dir, our_uid, refusal_or_io, remove_contents,
-};
+use super::lifecycle::{check_private_dir, fstat, list_dir, refusal_or_io, remove_contents};
 use super::{RuntimeDirError, ID_LEN, LOCK_FILE_NAME, SHARED_DIR_NAME, STALE_GRACE};
 
 /// Removes the directories of dead instances under `<base>/claude-ide-mcp`,
@@ -34,7 +29,7 @@ pub fn cleanup_stale_with_grace(
     grace: Duration,
 ) -> Result<Vec<String>, RuntimeDirError> {
     let shared_path = base.join(SHARED_DIR_NAME);
-    let base_fd = fs_at::open_dir(base, OFlags::empty()).map_err(|source| RuntimeDirError::Io {
+    let base_fd = fs_at::open_dir(base).map_err(|source| RuntimeDirError::Io {
         action: "open base directory",
         path: base.to_owned(),
         source: source.into(),
@@ -57,13 +52,13 @@ pub fn cleanup_stale_with_grace(
 }
 
 pub(super) fn cleanup_stale_in(
-    shared_fd: &OwnedFd,
+    shared_fd: &Dir,
     shared_path: &Path,
     grace: Duration,
 ) -> Result<Vec<String>, RuntimeDirError> {
     let mut removed = Vec::new();
     for name in list_dir(shared_fd, shared_path)? {
-        let Some(id) = name.to_str().ok().filter(|id| looks_like_id(id)) else {
+        let Some(id) = name.to_str().filter(|id| looks_like_id(id)) else {
             continue;
         };
         let path = shared_path.join(id);
@@ -84,7 +79,7 @@ pub(super) fn cleanup_stale_in(
 /// Removes `<shared>/<id>` if it is ours and stale; `Ok(false)` if it is
 /// left alone.
 fn remove_if_stale(
-    shared_fd: &OwnedFd,
+    shared_fd: &Dir,
     id: &str,
     path: &Path,
     grace: Duration,
@@ -103,7 +98,7 @@ fn remove_if_stale(
         }
     };
     let dir_stat = fstat(&dir_fd, path)?;
-    if dir_stat.st_uid != our_uid() {
+    if !fs_at::is_ours(&dir_stat) {
         return Ok(false);
     }
     // Kept open (and locked) until the removal is done, so a second scanner
@@ -119,7 +114,7 @@ fn remove_if_stale(
                         action: "try to lock",
                         path: path.join(LOCK_FILE_NAME),
                         source: errno.into(),
-                        hint: "the file system must support flock(2)",
+                        hint: "the file system must support flock(2) (LockFileEx on Windows)",
                     })
                 }
             }

@@ -11,15 +11,19 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * Finds and loads the native library.
  *
  * <ol>
  *   <li>The system property {@value #LIBRARY_PROPERTY}, when set, names the library file to load.</li>
- *   <li>Otherwise the library travels in the jar under {@code /native/<os>-<arch>/}. It is
+ *   <li>Otherwise the library travels in the jar under {@code /native/<os>-<arch>/}, one folder
+ *       per platform of {@link #PLATFORM_FOLDERS} (one jar serves every desktop). It is
  *       extracted to a cache directory named by its SHA-256 (written to a temporary file, then
  *       moved into place atomically, so a concurrent JVM never loads half a file) and loaded
  *       from there.</li>
@@ -32,6 +36,13 @@ final class NativeLoader {
     static final String LIBRARY_PROPERTY = "ide.mcp.native.library";
     static final String CACHE_PROPERTY = "ide.mcp.native.cache";
     static final String LIBRARY_NAME = "ide_mcp_jni";
+
+    /**
+     * Every {@code native/<os>-<arch>/} folder a jar may carry, as {@code gradle/native.gradle}
+     * names them: Linux and macOS (darwin) on x86_64 and aarch64, Windows on x86_64.
+     */
+    static final List<String> PLATFORM_FOLDERS = List.of(
+            "linux-x86_64", "linux-aarch64", "darwin-x86_64", "darwin-aarch64", "windows-x86_64");
 
     private static boolean loaded;
 
@@ -55,13 +66,19 @@ final class NativeLoader {
         loaded = true;
     }
 
+    /** This JVM's OS, as the folder names it. */
     static String os() {
-        String name = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        return os(System.getProperty("os.name", ""));
+    }
+
+    /** The folder name of the OS a JVM reports as {@code os.name}. */
+    static String os(String osName) {
+        String name = osName.toLowerCase(Locale.ROOT);
         if (name.startsWith("linux")) {
             return "linux";
         }
         if (name.startsWith("mac") || name.startsWith("darwin")) {
-            return "macos";
+            return "darwin";
         }
         if (name.startsWith("windows")) {
             return "windows";
@@ -69,11 +86,18 @@ final class NativeLoader {
         return name.replaceAll("[^a-z0-9]", "");
     }
 
+    /** This JVM's architecture, as the folder names it. */
     static String arch() {
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        return arch(System.getProperty("os.arch", ""));
+    }
+
+    /** The folder name of the architecture a JVM reports as {@code os.arch}. */
+    static String arch(String osArch) {
+        String arch = osArch.toLowerCase(Locale.ROOT);
         switch (arch) {
             case "amd64":
             case "x86_64":
+            case "x86-64":
                 return "x86_64";
             case "aarch64":
             case "arm64":
@@ -83,16 +107,55 @@ final class NativeLoader {
         }
     }
 
+    /** The folder of the platform a JVM reports as {@code os.name} and {@code os.arch}. */
+    static String platformFolder(String osName, String osArch) {
+        return os(osName) + "-" + arch(osArch);
+    }
+
     static String libraryFileName(String os) {
         switch (os) {
-            case "macos": return "lib" + LIBRARY_NAME + ".dylib";
+            case "darwin": return "lib" + LIBRARY_NAME + ".dylib";
             case "windows": return LIBRARY_NAME + ".dll";
             default: return "lib" + LIBRARY_NAME + ".so";
         }
     }
 
+    /** Where the library of {@code folder} (such as {@code darwin-aarch64}) is in the jar. */
+    static String resourcePath(String folder) {
+        String os = folder.substring(0, Math.max(0, folder.indexOf('-')));
+        return "/native/" + folder + "/" + libraryFileName(os);
+    }
+
     static String resourcePath() {
-        return "/native/" + os() + "-" + arch() + "/" + libraryFileName(os());
+        return resourcePath(os() + "-" + arch());
+    }
+
+    /** The platform folders of {@link #PLATFORM_FOLDERS} whose library this jar carries. */
+    static List<String> foldersInJar() {
+        return foldersWith(resource -> NativeLoader.class.getResource(resource) != null);
+    }
+
+    /** The platform folders whose library resource {@code exists}. */
+    static List<String> foldersWith(Predicate<String> exists) {
+        List<String> present = new ArrayList<>();
+        for (String folder : PLATFORM_FOLDERS) {
+            if (exists.test(resourcePath(folder))) {
+                present.add(folder);
+            }
+        }
+        return present;
+    }
+
+    /** What to say when the jar has no library for {@code wanted}. */
+    static String missingLibraryMessage(String osName, String osArch, List<String> present) {
+        String wanted = platformFolder(osName, osArch);
+        return "the ide-mcp native library is not in this jar for this platform (os.name " + osName
+                + ", os.arch " + osArch + "): looked for " + resourcePath(wanted) + " (folder native/"
+                + wanted + "/); the jar has " + (present.isEmpty() ? "no native folder at all"
+                : "native/" + String.join("/, native/", present) + "/")
+                + (PLATFORM_FOLDERS.contains(wanted) ? "" : "; ide-mcp is built for " + PLATFORM_FOLDERS + " only")
+                + " (set -D" + LIBRARY_PROPERTY + "=/path/to/" + libraryFileName(os(osName))
+                + " to use a library file)";
     }
 
     private static Path extractFromJar() {
@@ -100,10 +163,8 @@ final class NativeLoader {
         byte[] bytes;
         try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new UnsatisfiedLinkError("the ide-mcp native library is not built for this platform: os "
-                        + os() + ", arch " + arch() + "; looked for the resource " + resource
-                        + " in the jar (set -D" + LIBRARY_PROPERTY + "=/path/to/" + libraryFileName(os())
-                        + " to use a library file)");
+                throw new UnsatisfiedLinkError(missingLibraryMessage(System.getProperty("os.name", ""),
+                        System.getProperty("os.arch", ""), foldersInJar()));
             }
             bytes = in.readAllBytes();
         } catch (IOException e) {

@@ -39,6 +39,51 @@ public class NativeLoaderTest {
     }
 
     @Test
+    public void everyDesktopJvmMapsToItsFolder() {
+        assertEquals("linux-x86_64", NativeLoader.platformFolder("Linux", "amd64"));
+        assertEquals("linux-aarch64", NativeLoader.platformFolder("Linux", "aarch64"));
+        assertEquals("darwin-x86_64", NativeLoader.platformFolder("Mac OS X", "x86_64"));
+        assertEquals("darwin-aarch64", NativeLoader.platformFolder("Mac OS X", "aarch64"));
+        assertEquals("windows-x86_64", NativeLoader.platformFolder("Windows 11", "amd64"));
+        assertEquals("windows-x86_64", NativeLoader.platformFolder("Windows Server 2022", "x86_64"));
+        assertEquals("/native/darwin-aarch64/libide_mcp_jni.dylib", NativeLoader.resourcePath("darwin-aarch64"));
+        assertEquals("/native/windows-x86_64/ide_mcp_jni.dll", NativeLoader.resourcePath("windows-x86_64"));
+        assertEquals("/native/linux-aarch64/libide_mcp_jni.so", NativeLoader.resourcePath("linux-aarch64"));
+    }
+
+    @Test
+    public void aMissingLibrarySaysWhichFolderItLookedForAndWhichExist() {
+        String message = NativeLoader.missingLibraryMessage("Windows 11", "amd64",
+                List.of("linux-x86_64", "darwin-aarch64"));
+        assertTrue(message, message.contains("native/windows-x86_64/ide_mcp_jni.dll"));
+        assertTrue(message, message.contains("native/linux-x86_64/, native/darwin-aarch64/"));
+        assertTrue(message, message.contains("os.name Windows 11, os.arch amd64"));
+
+        String unknown = NativeLoader.missingLibraryMessage("FreeBSD", "riscv64", List.of());
+        assertTrue(unknown, unknown.contains("native/freebsd-riscv64/"));
+        assertTrue(unknown, unknown.contains("no native folder at all"));
+        assertTrue(unknown, unknown.contains("built for [linux-x86_64, linux-aarch64, darwin-x86_64, darwin-aarch64, windows-x86_64] only"));
+    }
+
+    @Test
+    public void theFoldersInTheJarAreFoundOnTheClassPath() throws Exception {
+        Path root = Files.createTempDirectory("native-folders");
+        try {
+            for (String folder : List.of("darwin-x86_64", "windows-x86_64")) {
+                Path library = root.resolve(NativeLoader.resourcePath(folder).substring(1));
+                Files.createDirectories(library.getParent());
+                Files.write(library, new byte[] {1});
+            }
+            try (URLClassLoader loader = new URLClassLoader(new URL[] {root.toUri().toURL()}, null)) {
+                assertEquals(List.of("darwin-x86_64", "windows-x86_64"),
+                        NativeLoader.foldersWith(resource -> loader.getResource(resource.substring(1)) != null));
+            }
+        } finally {
+            TestSupport.deleteRecursively(root);
+        }
+    }
+
+    @Test
     public void theResourcePathNamesTheOsAndArch() {
         String path = NativeLoader.resourcePath();
         assertTrue(path, path.startsWith("/native/" + NativeLoader.os() + "-" + NativeLoader.arch() + "/"));
@@ -84,9 +129,11 @@ public class NativeLoaderTest {
         String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, probe.waitFor());
         assertTrue(output, output.startsWith("java.lang.UnsatisfiedLinkError"));
-        assertTrue(output, output.contains("os " + NativeLoader.os()));
-        assertTrue(output, output.contains("arch " + NativeLoader.arch()));
+        assertTrue(output, output.contains("os.name " + System.getProperty("os.name")));
+        assertTrue(output, output.contains("os.arch " + System.getProperty("os.arch")));
+        assertTrue(output, output.contains("(folder native/" + NativeLoader.os() + "-" + NativeLoader.arch() + "/)"));
         assertTrue(output, output.contains(NativeLoader.resourcePath()));
+        assertTrue(output, output.contains("the jar has no native folder at all"));
         assertTrue(output, output.contains(NativeLoader.LIBRARY_PROPERTY));
     }
 }

@@ -39,7 +39,7 @@ public class NativeSymbolsTest {
         String library = System.getProperty(NativeLoader.LIBRARY_PROPERTY);
         assertTrue("-D" + NativeLoader.LIBRARY_PROPERTY + " must name the library the tests load (build.gradle sets it)",
                 library != null && new File(library).isFile());
-        boolean macos = NativeLoader.os().equals("macos");
+        boolean macos = NativeLoader.os().equals("darwin");
         List<String> command = new ArrayList<>(macos
                 ? List.of("nm", "-gU", library)
                 : List.of("nm", "-D", "--defined-only", library));

@@ -44,8 +44,9 @@ final class McpServersConfig {
 
     /**
      * The native bridge: {@code explicit} if given, else {@code $IDE_MCP_BIN}, else
-     * {@code ide-mcp} next to the jar, else {@code target/release/ide-mcp} in a directory above
-     * it (a source checkout); null when none is executable.
+     * {@code ide-mcp} ({@code ide-mcp.exe} on Windows) next to the jar, else
+     * {@code target/release/ide-mcp} in a directory above it (a source checkout); null when none
+     * is executable.
      */
     static Path findNativeBridge(Path explicit) {
         if (explicit != null) {
@@ -60,11 +61,12 @@ final class McpServersConfig {
             return null;
         }
         Path directory = Files.isDirectory(source) ? source : source.getParent();
-        if (directory != null && Files.isExecutable(directory.resolve("ide-mcp"))) {
-            return directory.resolve("ide-mcp");
+        String program = System.getProperty("os.name", "").startsWith("Windows") ? "ide-mcp.exe" : "ide-mcp";
+        if (directory != null && Files.isExecutable(directory.resolve(program))) {
+            return directory.resolve(program);
         }
         for (Path up = directory; up != null; up = up.getParent()) {
-            Path candidate = up.resolve("target").resolve("release").resolve("ide-mcp");
+            Path candidate = up.resolve("target").resolve("release").resolve(program);
             if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
                 return candidate;
             }

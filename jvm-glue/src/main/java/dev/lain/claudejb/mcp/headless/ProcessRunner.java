@@ -21,6 +21,10 @@ import java.util.function.Consumer;
  * up, the whole process tree is killed.
  */
 final class ProcessRunner {
+    /** The null device a child's standard input reads from: {@code NUL} on Windows. */
+    private static final File NULL_DEVICE = new File(
+            System.getProperty("os.name", "").startsWith("Windows") ? "NUL" : "/dev/null");
+
     /** What a finished (or killed) process left. */
     static final class Outcome {
         final int exitCode;
@@ -73,7 +77,7 @@ final class ProcessRunner {
                        Consumer<String> onLine) throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(directory.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectInput(ProcessBuilder.Redirect.from(NULL_DEVICE))
                 .redirectErrorStream(mergeErrors);
         builder.environment().clear(); // nothing of the host's environment unless the caller passes it on
         builder.environment().putAll(environment);

@@ -1,0 +1,75 @@
+//! What Linux and macOS share: tokio's Unix sockets, the effective uid, the `*at` file
+//! operations and modes (`unix/fs.rs`).
+
+use std::io;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+pub(crate) mod fs;
+
+/// A bound, listening socket of one server.
+pub(crate) type Listener = tokio::net::UnixListener;
+/// An accepted connection.
+pub(crate) type Stream = tokio::net::UnixStream;
+/// The write half of an accepted connection, owned by its writer task.
+pub(crate) type StreamWriteHalf = tokio::net::unix::OwnedWriteHalf;
+/// The client side's blocking socket.
+pub type BlockingStream = std::os::unix::net::UnixStream;
+/// A blocking listening socket, for tests' stand-in servers.
+#[cfg(test)]
+pub(crate) type BlockingListener = std::os::unix::net::UnixListener;
+
+/// A user, as the kernel names it: the uid.
+pub(crate) type UserId = u32;
+
+/// The effective uid of this process: the owner of everything it creates.
+pub(crate) fn current_user() -> UserId {
+    rustix::process::geteuid().as_raw()
+}
+
+/// Binds a listening socket at `path` and registers it with the current tokio runtime (call
+/// it inside the runtime's context).
+pub(crate) fn bind_listener(path: &Path) -> io::Result<Listener> {
+    if path.as_os_str().len() > super::SUN_PATH_CAPACITY {
+        return Err(super::socket_path_too_long(path));
+    }
+    let listener = std::os::unix::net::UnixListener::bind(path)?;
+    listener.set_nonblocking(true)?;
+    Listener::from_std(listener)
+}
+
+/// Connects the client side's blocking socket to `path`.
+pub fn connect_blocking(path: &Path) -> io::Result<BlockingStream> {
+    if path.as_os_str().len() > super::SUN_PATH_CAPACITY {
+        return Err(super::socket_path_too_long(path));
+    }
+    BlockingStream::connect(path)
+}
+
+/// Reads what is already waiting on `stream` into `buffer` without blocking: `Ok(0)` when the
+/// peer has hung up, `WouldBlock` when nothing waits. It asks the socket itself, not tokio,
+/// whose readiness may not have caught up with a hang-up that happened a moment ago.
+pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match rustix::net::recv(
+            stream.as_fd(),
+            &mut *buffer,
+            rustix::net::RecvFlags::DONTWAIT,
+        ) {
+            Ok((read, _)) => return Ok(read),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(errno) => return Err(errno.into()),
+        }
+    }
+}
+
+/// Where runtime directories may go, best first: the system temp directory (`$TMPDIR`, or
+/// `/tmp`), then `/tmp` itself, whose path is short enough for any socket path.
+pub(crate) fn default_runtime_bases() -> Vec<PathBuf> {
+    let mut bases = vec![std::env::temp_dir()];
+    let tmp = PathBuf::from("/tmp");
+    if !bases.contains(&tmp) {
+        bases.push(tmp);
+    }
+    bases
+}
