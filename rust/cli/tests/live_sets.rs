@@ -4,6 +4,9 @@
 //! registry and registry directories that must be refused. Every process gets its own registry
 //! through `IDE_MCP_REGISTRY`.
 
+// Unix only: the hostile entries and refused directories are made with Unix modes, symlinks,
+// FIFOs and chown; the Windows protection is the platform seam's own tests' concern.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 mod support;

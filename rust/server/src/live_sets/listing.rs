@@ -137,7 +137,7 @@ fn read_entry(dir: &RegistryDir, name: &OsString, shown: &str) -> Entry {
         Err(error) => return Entry::Ignored(error.to_string()),
     }
     let mut bytes = Vec::new();
-    if let Err(error) = std::fs::File::from(fd)
+    if let Err(error) = fs::into_file(fd)
         .take(MAX_RECORD_BYTES + 1)
         .read_to_end(&mut bytes)
     {

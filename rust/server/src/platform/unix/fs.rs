@@ -115,6 +115,11 @@ pub(crate) fn protect_at(dir: &OwnedFd, name: &str, protection: Protection) -> R
     rustix::fs::chmodat(dir, name, mode_of(protection), AtFlags::empty())
 }
 
+/// An open file as a `std::fs::File`, for reading it through.
+pub(crate) fn into_file(fd: OwnedFd) -> std::fs::File {
+    std::fs::File::from(fd)
+}
+
 /// The status of an open file or directory.
 pub(crate) fn stat(fd: &OwnedFd) -> Result<Stat, Errno> {
     rustix::fs::fstat(fd)

@@ -348,6 +348,11 @@ fn status_of(file: &std::fs::File) -> Result<Stat, Errno> {
     })
 }
 
+/// An open file as a `std::fs::File`, for reading it through.
+pub(crate) fn into_file(dir: Dir) -> std::fs::File {
+    dir.file
+}
+
 /// The status of an open file or directory.
 pub(crate) fn stat(dir: &Dir) -> Result<Stat, Errno> {
     status_of(&dir.file)
