@@ -62,6 +62,7 @@ impl ToolHandler for JavaToolHandler {
         let (answer, answered) = oneshot::channel();
         let cancellation = call.cancellation.clone();
         let arguments_json = call.arguments.to_string();
+        let explicitly_allowed = call.explicitly_allowed;
         let id = pending::register_call(PendingCall {
             answer,
             cancellation: call.cancellation,
@@ -71,7 +72,7 @@ impl ToolHandler for JavaToolHandler {
         let end = CallEnd { id };
         let handler = Arc::clone(&self.handler);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            run_java_handler(env, &handler, id, &arguments_json);
+            run_java_handler(env, &handler, id, &arguments_json, explicitly_allowed);
         });
         if threads::submit(job).is_err() {
             drop(end);
@@ -92,10 +93,16 @@ impl ToolHandler for JavaToolHandler {
 /// On a callback thread: creates the call's `ToolCallContext` and runs the handler. The
 /// handler answers through its context, now or later; an exception it throws answers the
 /// call as an error naming the exception.
-fn run_java_handler(env: &mut Env<'_>, handler: &JavaRef, id: u64, arguments_json: &str) {
+fn run_java_handler(
+    env: &mut Env<'_>,
+    handler: &JavaRef,
+    id: u64,
+    arguments_json: &str,
+    explicitly_allowed: bool,
+) {
     let outcome = (|| {
         let java = callbacks::get()?;
-        let context = java.new_call_context(env, id, arguments_json)?;
+        let context = java.new_call_context(env, id, arguments_json, explicitly_allowed)?;
         let pinned = JavaRef::new(env, &context, "the call context")?;
         if pending::attach_context(id, pinned).is_err() {
             // Cancelled while it waited in the queue: the handler never starts.

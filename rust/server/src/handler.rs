@@ -39,6 +39,10 @@ pub struct ToolCall {
     pub cancellation: CancellationToken,
     /// Where the handler reports progress; reports are dropped when nobody asked for them.
     pub progress: ProgressSink,
+    /// The Security Guard answered `AllowExplicitly`: the handler may show what the
+    /// credential rule withholds (a file whose content holds a key, for example). With a
+    /// plain `Allow` or a confirmation after `Ask`, it must not.
+    pub explicitly_allowed: bool,
 }
 
 /// A handler's way to tell the client how far it got.

@@ -14,8 +14,8 @@ final class NativeCallbacks {
     }
 
     @CalledFromNative
-    static Object newCallContext(long callId, String argumentsJson) {
-        return new ToolCallContext(callId, argumentsJson);
+    static Object newCallContext(long callId, String argumentsJson, boolean explicitlyAllowed) {
+        return new ToolCallContext(callId, argumentsJson, explicitlyAllowed);
     }
 
     @CalledFromNative

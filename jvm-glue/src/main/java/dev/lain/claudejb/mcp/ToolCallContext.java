@@ -12,14 +12,26 @@ import java.util.Map;
 public final class ToolCallContext {
     private final long callId;
     private final String argumentsJson;
+    private final boolean explicitlyAllowed;
     private final List<Runnable> cancelActions = new ArrayList<>();
     private boolean cancelled;
     private volatile boolean answered;
 
     @CalledFromNative
-    ToolCallContext(long callId, String argumentsJson) {
+    ToolCallContext(long callId, String argumentsJson, boolean explicitlyAllowed) {
         this.callId = callId;
         this.argumentsJson = argumentsJson;
+        this.explicitlyAllowed = explicitlyAllowed;
+    }
+
+    /**
+     * Whether the Security Guard answered {@link Verdict#allowExplicitly()} for this call: then
+     * the handler may show what the credential rule withholds (a file whose content holds a
+     * private key, say). {@link ConfinedFiles} asks this for every read and search it makes
+     * with this context; a plain allow, or a person's confirmation of an ask, is not enough.
+     */
+    public boolean explicitlyAllowed() {
+        return explicitlyAllowed;
     }
 
     /** The arguments as a JSON object, validated against the tool's schema. */

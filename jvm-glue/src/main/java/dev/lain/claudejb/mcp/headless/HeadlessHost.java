@@ -1,7 +1,8 @@
 package dev.lain.claudejb.mcp.headless;
 
-import dev.lain.claudejb.mcp.Json;
+import dev.lain.claudejb.mcp.ConfinedFiles;
 import dev.lain.claudejb.mcp.Contract;
+import dev.lain.claudejb.mcp.Json;
 import dev.lain.claudejb.mcp.Domain;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.LogSink;
@@ -73,6 +74,8 @@ public final class HeadlessHost implements AutoCloseable {
     private final Instant startedAt = Instant.now();
     private final Path nativeBridge;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The project's files, opened once: every file tool reads through it. */
+    private ConfinedFiles files;
     private boolean closed;
 
     /** How to start a {@link HeadlessHost}. */
@@ -155,8 +158,8 @@ public final class HeadlessHost implements AutoCloseable {
         }
         this.servers = started;
         try {
-            ProjectFiles files = new ProjectFiles(paths, git);
-            domains.add(FilesDomain.domain(paths, files, runner));
+            this.files = ConfinedFiles.open(project);
+            domains.add(FilesDomain.domain(files, runner));
             if (git != null) {
                 domains.add(GitDomain.domain(git, paths, runner));
             } else {
@@ -253,6 +256,9 @@ public final class HeadlessHost implements AutoCloseable {
             }
         } finally {
             runner.close();
+            if (files != null) {
+                files.close();
+            }
             if (config.terminal != null) {
                 config.terminal.close();
             }
