@@ -1,8 +1,9 @@
-//! Credentials recognised by content. Two linear-time scans (Rust `regex`, no backtracking):
-//! one for private keys and token formats, whose fixed prefixes (`-----BEGIN`, `ghp_`,
-//! `AKIA`, …) let the regex engine skip ahead with a literal search, and one for URLs with a
-//! password, found from their `://`. Prefixes are ASCII and word boundaries ASCII-only, so
-//! both stay on the fast engines on any bytes.
+//! Credentials recognised by content, in linear time (Rust `regex`, no backtracking): one
+//! scan for private keys and token formats, whose fixed prefixes (`-----BEGIN`, `ghp_`,
+//! `AKIA`, …) let the regex engine skip ahead with a literal search, and one literal search for
+//! `://`, around each of which (rare in most files) a small window is matched against the
+//! pattern of a URL with a password. Word boundaries are ASCII-only, so the scans stay on the
+//! fast engines on any bytes.
 
 use std::sync::OnceLock;
 
@@ -56,6 +57,9 @@ const FORMATS: &[(&str, &str)] = &[
 
 /// A URL whose authority carries a password: `scheme://user:password@host`.
 const URL_WITH_PASSWORD: &str = r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/?#@:'"<>]{1,256}:[^\s/?#@'"<>]{1,256}@[A-Za-z0-9\[]"#;
+/// How far a URL's scheme may start before its `://`, and its authority run after it.
+const SCHEME_REACH: usize = 32;
+const AUTHORITY_REACH: usize = 2 * 256 + 8;
 const URL_KIND: &str = "a URL with a password in it";
 
 struct Detectors {
@@ -101,10 +105,7 @@ pub fn find_in_content(content: &[u8]) -> Option<ContentFinding> {
             .map_or("a credential", |(kind, _)| *kind);
         (found.start(), kind)
     });
-    let url = detectors
-        .url
-        .find(content)
-        .map(|found| (found.start(), URL_KIND));
+    let url = find_url_with_password(&detectors.url, content).map(|start| (start, URL_KIND));
     let (start, kind) = match (format, url) {
         (Some(a), Some(b)) => a.min(b),
         (one, other) => one.or(other)?,
@@ -114,6 +115,18 @@ pub fn find_in_content(content: &[u8]) -> Option<ContentFinding> {
         .filter(|&&byte| byte == b'\n')
         .count();
     Some(ContentFinding { kind, line })
+}
+
+/// Where the first URL with a password starts: the pattern is tried only in a window around
+/// each `://`, found with a SIMD literal search.
+fn find_url_with_password(url: &Regex, content: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(content, b"://").find_map(|at| {
+        let from = at.saturating_sub(SCHEME_REACH);
+        let to = (at + 3 + AUTHORITY_REACH).min(content.len());
+        url.find(&content[from..to])
+            .filter(|found| from + found.start() <= at)
+            .map(|found| from + found.start())
+    })
 }
 
 #[cfg(test)]
