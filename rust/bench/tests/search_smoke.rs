@@ -22,7 +22,11 @@ fn a_small_tree_is_searched_and_the_section_renders() {
     let mut stack = vec![directory.path().to_path_buf()];
     while let Some(path) = stack.pop() {
         if path.is_dir() {
-            stack.extend(std::fs::read_dir(&path).unwrap().map(|entry| entry.unwrap().path()));
+            stack.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .map(|entry| entry.unwrap().path()),
+            );
         } else {
             let text = std::fs::read_to_string(&path).unwrap();
             todo_lines += text.lines().filter(|line| line.contains("TODO")).count();
