@@ -7,7 +7,10 @@
 #      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
 #      ping-pong and rmcp, all driven by one load generator in one run;
 #   3. memory under hostile input (`ide-mcp-bench hostile-memory`, a few seconds): the
-#      server's peak RSS growth and the decoders' peak heap for inputs built to expand.
+#      server's peak RSS growth and the decoders' peak heap for inputs built to expand;
+#   4. `search_text` (`ide-mcp-bench search`, under a minute): the native search against `rg`
+#      (Debian's ripgrep, installed here when missing) and the Java search it replaced
+#      (`JavaSearchBaseline` in the bench jar) on one generated tree.
 # Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About seven
 # minutes on 2 cores once the builds are cached.
 #
@@ -93,7 +96,21 @@ step "memory under hostile input (ide-mcp-bench hostile-memory)"
 wait_for_other_benches
 target/release/ide-mcp-bench hostile-memory "${write_args[@]}"
 
+step "search_text against rg and the Java version (ide-mcp-bench search)"
+if ! command -v rg >/dev/null 2>&1; then
+    echo "installing: ripgrep" >&2
+    {
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y ripgrep
+    } >&2
+fi
+wait_for_other_benches
+search_args=()
+[ "$jvm" = 1 ] || search_args=(--no-jvm)
+[ "${#jar_args[@]}" -gt 0 ] && [ "$jvm" = 1 ] && search_args=("${jar_args[@]}")
+target/release/ide-mcp-bench search "${search_args[@]}" "${write_args[@]}"
+
 step "done"
 if [ "$write" = 1 ]; then
-    echo "rewrote the three benchmark sections of $doc"
+    echo "rewrote the four benchmark sections of $doc"
 fi

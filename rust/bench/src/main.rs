@@ -3,6 +3,7 @@
 //! that each runs in its own process (the Java-handler target is `java -cp <jar>
 //! dev.lain.claudejb.mcp.bench.EchoServer`). `toon-report` makes the TOON codec section from
 //! criterion's results. `hostile-memory` makes the "memory under hostile input" section.
+//! `search` makes the "search_text" section.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +16,7 @@ use ide_mcp_bench::machine::raise_open_file_limit;
 use ide_mcp_bench::machine::Machine;
 use ide_mcp_bench::report::{write_marked_section, write_section};
 use ide_mcp_bench::run::{run, JavaLaunch, RunPlan, JVM_WARMUP_CALLS};
+use ide_mcp_bench::search;
 use ide_mcp_bench::server_process::serve_until_stdin_closes;
 use ide_mcp_bench::targets::{jvm, ours, raw, rmcp};
 use ide_mcp_bench::toon_report;
@@ -106,6 +108,31 @@ enum Command {
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Time `search_text` through the project-files library against `rg` and the Java search
+    /// it replaced on one generated tree, and print (or write) the "search_text" section.
+    Search {
+        /// Replace the search-bench section of this Markdown file (e.g. docs/BENCHMARKS.md).
+        #[arg(long)]
+        write: Option<PathBuf>,
+        /// Files in the generated tree.
+        #[arg(long, default_value_t = 4000)]
+        files: usize,
+        /// Timed runs per engine and pattern.
+        #[arg(long, default_value_t = 7)]
+        runs: usize,
+        /// The jar with the Java baseline (default: as for the server bench).
+        #[arg(long)]
+        jar: Option<PathBuf>,
+        /// The `java` that runs it.
+        #[arg(long, default_value = "java")]
+        java: PathBuf,
+        /// Leave the Java baseline out.
+        #[arg(long)]
+        no_jvm: bool,
+        /// The `rg` executable.
+        #[arg(long, default_value = "rg")]
+        rg: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -127,6 +154,34 @@ fn main() -> ExitCode {
             write,
         }) => toon(&criterion, instructions.as_deref(), write.as_deref()),
         Some(Command::HostileMemory { write }) => hostile_memory(write.as_deref()),
+        Some(Command::Search {
+            write,
+            files,
+            runs,
+            jar,
+            java,
+            no_jvm,
+            rg,
+        }) => {
+            let java = if no_jvm {
+                Err("left out with `--no-jvm`".to_owned())
+            } else {
+                jvm::find_jar(jar.as_deref())
+                    .map(|jar| (java, jar))
+                    .ok_or_else(|| {
+                        format!("no benchmark jar (build it with `{}`)", jvm::BUILD_COMMAND)
+                    })
+            };
+            search_bench(
+                &search::SearchPlan {
+                    files,
+                    runs,
+                    java,
+                    rg,
+                },
+                write.as_deref(),
+            )
+        }
         None => benchmark(&cli),
     };
     match outcome {
@@ -226,6 +281,18 @@ fn hostile_memory(write: Option<&std::path::Path>) -> Result<(), String> {
         write_marked_section(path, hostile::START_MARKER, hostile::END_MARKER, &section)
             .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
         eprintln!("wrote the hostile-memory section of {}", path.display());
+    }
+    Ok(())
+}
+
+fn search_bench(plan: &search::SearchPlan, write: Option<&std::path::Path>) -> Result<(), String> {
+    let report = search::run(plan)?;
+    let section = report.to_markdown();
+    println!("{section}");
+    if let Some(path) = write {
+        write_marked_section(path, search::START_MARKER, search::END_MARKER, &section)
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        eprintln!("wrote the search-bench section of {}", path.display());
     }
     Ok(())
 }

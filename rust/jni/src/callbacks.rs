@@ -113,7 +113,9 @@ macro_rules! java_callbacks {
 }
 
 java_callbacks! {
-    new_call_context = "newCallContext"(call_id: long, call_number: long, arguments_json: String) -> Object;
+    new_call_context = "newCallContext"(
+        call_id: long, call_number: long, arguments_json: String, explicitly_allowed: boolean
+    ) -> Object;
     invoke_handler = "invokeHandler"(handler: Object, context: Object) -> void;
     fire_cancelled = "fireCancelled"(context: Object) -> void;
     judge = "judge"(
@@ -270,13 +272,15 @@ impl JavaCallbacks {
         result.map_err(|error| after_java_call(env, error))
     }
 
-    /// `NativeCallbacks.newCallContext(callId, argumentsJson)`: the `ToolCallContext`.
+    /// `NativeCallbacks.newCallContext(callId, callNumber, argumentsJson, explicitlyAllowed)`: the
+    /// `ToolCallContext`.
     pub fn new_call_context<'local>(
         &self,
         env: &mut Env<'local>,
         call_id: u64,
         call_number: u64,
         arguments_json: &str,
+        explicitly_allowed: bool,
     ) -> Result<JObject<'local>, BridgeError> {
         let arguments = string(env, arguments_json)?;
         typed::new_call_context(
@@ -285,6 +289,7 @@ impl JavaCallbacks {
             id_to_jlong(call_id),
             id_to_jlong(call_number),
             &arguments,
+            explicitly_allowed,
         )
     }
 

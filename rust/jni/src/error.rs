@@ -39,6 +39,11 @@ pub enum BridgeError {
     /// The servers failed to do what was asked: `dev.lain.claudejb.mcp.McpException`.
     #[error("{0}")]
     Server(String),
+    /// The project-files layer refused (a path outside the project, a credential, a bad
+    /// pattern, a cancelled search): `dev.lain.claudejb.mcp.FileAccessException`, whose
+    /// message is meant for the model.
+    #[error("{0}")]
+    FileAccess(String),
     /// A call into Java threw; the exception was cleared and kept here.
     #[error("Java code threw {0}")]
     Java(JavaThrowable),
@@ -53,6 +58,7 @@ impl BridgeError {
         match self {
             BridgeError::IllegalArgument(_) => jni_str!("java/lang/IllegalArgumentException"),
             BridgeError::IllegalState(_) => jni_str!("java/lang/IllegalStateException"),
+            BridgeError::FileAccess(_) => jni_str!("dev/lain/claudejb/mcp/FileAccessException"),
             BridgeError::Server(_) | BridgeError::Java(_) | BridgeError::Jni(_) => {
                 jni_str!("dev/lain/claudejb/mcp/McpException")
             }

@@ -63,6 +63,7 @@ impl ToolHandler for JavaToolHandler {
         let cancellation = call.cancellation.clone();
         let arguments_json = call.arguments.to_string();
         let call_number = call.call_number;
+        let explicitly_allowed = call.explicitly_allowed;
         let id = pending::register_call(PendingCall {
             answer,
             cancellation: call.cancellation,
@@ -72,7 +73,14 @@ impl ToolHandler for JavaToolHandler {
         let end = CallEnd { id };
         let handler = Arc::clone(&self.handler);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            run_java_handler(env, &handler, id, call_number, &arguments_json);
+            run_java_handler(
+                env,
+                &handler,
+                id,
+                call_number,
+                &arguments_json,
+                explicitly_allowed,
+            );
         });
         if threads::submit(job).is_err() {
             drop(end);
@@ -99,10 +107,12 @@ fn run_java_handler(
     id: u64,
     call_number: u64,
     arguments_json: &str,
+    explicitly_allowed: bool,
 ) {
     let outcome = (|| {
         let java = callbacks::get()?;
-        let context = java.new_call_context(env, id, call_number, arguments_json)?;
+        let context =
+            java.new_call_context(env, id, call_number, arguments_json, explicitly_allowed)?;
         let pinned = JavaRef::new(env, &context, "the call context")?;
         if pending::attach_context(id, pinned).is_err() {
             // Cancelled while it waited in the queue: the handler never starts.

@@ -25,6 +25,7 @@ mod native;
 mod options;
 mod page_delivery;
 mod pending;
+mod project_files;
 mod self_description;
 #[cfg(feature = "testing")]
 mod testing;

@@ -25,6 +25,7 @@ use crate::log_layer;
 use crate::options::{parse_domain, parse_launcher, parse_server, parse_start_options};
 use crate::page_delivery;
 use crate::pending;
+use crate::project_files;
 use crate::threads::{self, JniThreadMark};
 
 /// The one wrapper of every native method.
@@ -647,5 +648,162 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_livePageDeliveryCount<'
 ) -> jint {
     bridge(env, |_env| {
         Ok(i32::try_from(page_delivery::live_count()).unwrap_or(i32::MAX))
+    })
+}
+
+// Project files: confined reads, listings and searches beneath a root (rust/project-files).
+// They run on the calling thread until done; a search ends by its deadline or its
+// cancellation flag, which another thread raises with `filesCancel`.
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesOpen<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    root: JString<'local>,
+    portable_walk: jboolean,
+) -> jlong {
+    bridge(env, |env| {
+        project_files::open(&rust_string(env, &root, "the project root")?, portable_walk)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesClose<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jboolean {
+    bridge(env, |_env| Ok(project_files::close(handle)))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesRoot<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        Ok(JString::from_str(env, project_files::root_path(handle)?)?)
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesReadLines<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    path: JString<'local>,
+    start_line: jlong,
+    end_line: jlong,
+    max_file_bytes: jlong,
+    max_whole_bytes: jlong,
+    max_content_bytes: jlong,
+    allow_credentials: jboolean,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let path = rust_string(env, &path, "the path")?;
+        let arguments = project_files::ReadArguments {
+            start_line,
+            end_line,
+            max_file_bytes,
+            max_whole_bytes,
+            max_content_bytes,
+            allow_credentials,
+        };
+        Ok(JString::from_str(
+            env,
+            project_files::read_lines(handle, &path, &arguments)?,
+        )?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesListDirectory<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    path: JString<'local>,
+    max_entries: jlong,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let path = rust_string(env, &path, "the path")?;
+        Ok(JString::from_str(
+            env,
+            project_files::list_directory(handle, &path, max_entries)?,
+        )?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesStat<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    path: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let path = rust_string(env, &path, "the path")?;
+        Ok(JString::from_str(env, project_files::stat(handle, &path)?)?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesNewCancel<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jlong {
+    bridge(env, |_env| Ok(project_files::new_cancel()))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesCancel<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    cancel: jlong,
+) -> jboolean {
+    bridge(env, |_env| Ok(project_files::cancel(cancel)))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesFreeCancel<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    cancel: jlong,
+) -> jboolean {
+    bridge(env, |_env| Ok(project_files::free_cancel(cancel)))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesSearchText<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    cancel: jlong,
+    request: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let request = rust_string(env, &request, "the request")?;
+        Ok(JString::from_str(
+            env,
+            project_files::search_text(handle, cancel, &request)?,
+        )?)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_filesFindFiles<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    cancel: jlong,
+    request: JString<'local>,
+) -> JString<'local> {
+    bridge(env, |env| {
+        let request = rust_string(env, &request, "the request")?;
+        Ok(JString::from_str(
+            env,
+            project_files::find_files(handle, cancel, &request)?,
+        )?)
     })
 }

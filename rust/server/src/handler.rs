@@ -41,6 +41,10 @@ pub struct ToolCall {
     pub progress: ProgressSink,
     /// The number the guard saw in [`GuardRequest::call_number`](crate::GuardRequest).
     pub call_number: u64,
+    /// The Security Guard answered `AllowExplicitly`: the handler may show what the
+    /// credential rule withholds (a file whose content holds a key, for example). With a
+    /// plain `Allow` or a confirmation after `Ask`, it must not.
+    pub explicitly_allowed: bool,
 }
 
 /// A handler's way to tell the client how far it got.

@@ -1,13 +1,15 @@
 //! The baseline policy, applied before the host's guard: arguments a tool's schema marks as
 //! paths are resolved (symlinks and `..` included) to canonical absolute paths, and a path
-//! outside the project roots or at a well-known credential file is a concern that denies the
+//! outside the project roots or at a well-known credential file (the name rule of
+//! `ide_mcp_project_files::credentials`, which the file tools apply too) is a concern that denies the
 //! call unless the host's guard explicitly allows it.
 //!
 //! A schema marks a path with `"x-ide-mcp-path": true` on a top-level property (a string) or
 //! on the `items` of an array property (a list of paths).
 
-use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
+
+use ide_mcp_project_files::credentials;
 
 use serde_json::Value;
 
@@ -116,7 +118,7 @@ impl BaselinePolicy {
                 format!("`{argument}` is outside the project"),
             );
         }
-        if let Some(kind) = credential_kind(&canonical) {
+        if let Some(kind) = credentials::kind_by_name(&canonical) {
             concerns.push(
                 format!("`{argument}` resolves to {}, {kind}", canonical.display()),
                 format!("`{argument}` is {kind}"),
@@ -171,63 +173,6 @@ fn canonicalize_allowing_missing(path: &Path) -> PathBuf {
         }
         split -= 1;
     }
-}
-
-const CREDENTIAL_DIRECTORIES: [&str; 7] = [
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".password-store",
-    ".docker",
-];
-
-const CREDENTIAL_FILES: [&str; 11] = [
-    ".netrc",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "credentials.json",
-    "service-account.json",
-];
-
-const CREDENTIAL_EXTENSIONS: [&str; 6] = ["pem", "key", "p12", "pfx", "jks", "keystore"];
-
-/// Why `path` looks like a credential, if it does.
-fn credential_kind(path: &Path) -> Option<&'static str> {
-    let in_credential_directory = path.components().any(|component| {
-        matches!(component, Component::Normal(name) if CREDENTIAL_DIRECTORIES.iter().any(|dir| OsStr::new(dir) == name))
-    }) || path
-        .to_string_lossy()
-        .contains("/.config/gcloud");
-    if in_credential_directory {
-        return Some("inside a directory that holds keys or cloud credentials");
-    }
-    let name = path.file_name()?.to_string_lossy();
-    if name == ".env"
-        || (name.starts_with(".env.")
-            && !["example", "sample", "template"]
-                .iter()
-                .any(|suffix| name.ends_with(suffix)))
-    {
-        return Some("an environment file that usually holds secrets");
-    }
-    if CREDENTIAL_FILES.iter().any(|file| name == *file) {
-        return Some("a well-known credential file");
-    }
-    let extension = path
-        .extension()
-        .map(|ext| ext.to_string_lossy().to_lowercase());
-    if extension.is_some_and(|ext| CREDENTIAL_EXTENSIONS.contains(&ext.as_str())) {
-        return Some("a key or certificate store");
-    }
-    None
 }
 
 #[cfg(test)]

@@ -91,7 +91,10 @@ fn files_domain(received: Arc<Mutex<Vec<Value>>>) -> DomainSpec {
                 let received = Arc::clone(&received);
                 async move {
                     received.lock().unwrap().push(call.arguments.clone());
-                    Ok(json!({ "path": call.arguments["path"] }))
+                    Ok(json!({
+                        "path": call.arguments["path"],
+                        "explicitlyAllowed": call.explicitly_allowed,
+                    }))
                 }
             }),
         }
@@ -216,6 +219,32 @@ fn a_credential_file_is_denied_unless_explicitly_allowed() {
             .is_error
     );
     harness.servers.stop();
+}
+
+#[test]
+fn the_handler_learns_whether_the_guard_allowed_explicitly() {
+    let person = Arc::new(Person {
+        answer: true,
+        asked: Mutex::default(),
+    });
+    for (verdict, person, expected) in [
+        (Verdict::Allow, None, "explicitlyAllowed: false"),
+        (Verdict::AllowExplicitly, None, "explicitlyAllowed: true"),
+        (
+            Verdict::Ask {
+                prompt: "Read it?".to_owned(),
+            },
+            Some(person),
+            "explicitlyAllowed: false",
+        ),
+    ] {
+        let harness = start_harness(verdict, person);
+        let mut client = harness.servers.client();
+        let outcome = client.run("read", json!({ "path": "src/lib.rs" })).unwrap();
+        assert!(!outcome.is_error, "{}", outcome.text);
+        assert!(outcome.text.contains(expected), "{}", outcome.text);
+        harness.servers.stop();
+    }
 }
 
 #[test]

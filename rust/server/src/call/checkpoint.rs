@@ -17,14 +17,18 @@ pub(crate) struct Decision {
     /// Why, for the audit log: from a fixed vocabulary plus the names of arguments, never an
     /// argument's value nor the guard's or the host's own words (which may quote values).
     pub(crate) audit_reason: String,
+    /// The guard answered `AllowExplicitly`: the handler may pass what the credential rule
+    /// withholds (`ToolCall::explicitly_allowed`).
+    pub(crate) explicitly_allowed: bool,
 }
 
 impl Decision {
-    pub(crate) fn run(why: &str) -> Self {
+    pub(crate) fn run(why: &str, explicitly_allowed: bool) -> Self {
         Decision {
             run: true,
             reason: why.to_owned(),
             audit_reason: why.to_owned(),
+            explicitly_allowed,
         }
     }
 
@@ -33,6 +37,7 @@ impl Decision {
             run: false,
             reason,
             audit_reason: audit_reason.into(),
+            explicitly_allowed: false,
         }
     }
 }
@@ -76,6 +81,7 @@ pub(crate) async fn decide(
             );
         }
     };
+    let explicitly_allowed = verdict == Verdict::AllowExplicitly;
     let prompt = match verdict {
         Verdict::Deny { reason } => {
             return Decision::refuse(
@@ -96,7 +102,7 @@ pub(crate) async fn decide(
             )
         }
         Verdict::Allow | Verdict::AllowExplicitly if !request.annotations.destructive => {
-            return Decision::run("allowed by the Security Guard")
+            return Decision::run("allowed by the Security Guard", explicitly_allowed)
         }
         Verdict::Allow | Verdict::AllowExplicitly => format!(
             "`{}` ({}) may change or destroy data. Run it?",
@@ -114,7 +120,7 @@ pub(crate) async fn decide(
         );
     };
     match tokio::time::timeout(timeouts.confirmation, answer).await {
-        Ok(true) => Decision::run("confirmed by the user"),
+        Ok(true) => Decision::run("confirmed by the user", explicitly_allowed),
         Ok(false) => Decision::refuse(
             format!("the user declined to run `{}`", request.tool),
             "declined by the user",

@@ -170,7 +170,10 @@ impl RunCall {
         // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
         let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
         let max_result_bytes = self.shared.config.max_result_bytes;
-        match self.invoke(&tool, arguments, call_number).await {
+        match self
+            .invoke(&tool, arguments, call_number, decision.explicitly_allowed)
+            .await
+        {
             Ok(value) if json_size_within(&value, max_result_bytes).is_none() => {
                 ToolResult::error(format!(
                     "`{}` produced a result larger than {max_result_bytes} bytes, which was \
@@ -189,6 +192,7 @@ impl RunCall {
         tool: &RegisteredTool,
         arguments: Value,
         call_number: u64,
+        explicitly_allowed: bool,
     ) -> Result<Value, String> {
         let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
         let (progress, mut forwarder) = ProgressForwarder::new(
@@ -201,6 +205,7 @@ impl RunCall {
             arguments,
             cancellation: self.cancellation.child_token(),
             progress,
+            explicitly_allowed,
         };
         let handler = AssertUnwindSafe(tool.handler.call(call)).catch_unwind();
         let outcome = tokio::select! {

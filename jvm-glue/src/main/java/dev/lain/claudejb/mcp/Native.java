@@ -104,4 +104,31 @@ final class Native {
     static native String TESTING_callThrowingJava(String message);
 
     static native String TESTING_callThrowingJavaOnCallbackThread(String message);
+
+    // Project files (ConfinedFiles): confined reads, listings and searches beneath a root.
+
+    static native long filesOpen(String root, boolean portableWalk);
+
+    static native boolean filesClose(long handle);
+
+    static native String filesRoot(long handle);
+
+    /** Line numbers and limits of 0 are unset. Returns the lines as JSON. */
+    static native String filesReadLines(long handle, String path, long startLine, long endLine, long maxFileBytes,
+                                        long maxWholeBytes, long maxContentBytes, boolean allowCredentials);
+
+    static native String filesListDirectory(long handle, String path, long maxEntries);
+
+    static native String filesStat(long handle, String path);
+
+    static native long filesNewCancel();
+
+    static native boolean filesCancel(long cancel);
+
+    static native boolean filesFreeCancel(long cancel);
+
+    /** Runs on the calling thread until done, its deadline, or {@link #filesCancel}. */
+    static native String filesSearchText(long handle, long cancel, String requestJson);
+
+    static native String filesFindFiles(long handle, long cancel, String requestJson);
 }

@@ -14,8 +14,9 @@ final class NativeCallbacks {
     }
 
     @CalledFromNative
-    static Object newCallContext(long callId, long callNumber, String argumentsJson) {
-        return new ToolCallContext(callId, callNumber, argumentsJson);
+    static Object newCallContext(long callId, long callNumber, String argumentsJson,
+            boolean explicitlyAllowed) {
+        return new ToolCallContext(callId, callNumber, argumentsJson, explicitlyAllowed);
     }
 
     @CalledFromNative

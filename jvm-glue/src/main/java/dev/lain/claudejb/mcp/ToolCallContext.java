@@ -13,15 +13,27 @@ public final class ToolCallContext {
     private final long callId;
     private final long callNumber;
     private final String argumentsJson;
+    private final boolean explicitlyAllowed;
     private final List<Runnable> cancelActions = new ArrayList<>();
     private boolean cancelled;
     private volatile boolean answered;
 
     @CalledFromNative
-    ToolCallContext(long callId, long callNumber, String argumentsJson) {
+    ToolCallContext(long callId, long callNumber, String argumentsJson, boolean explicitlyAllowed) {
         this.callId = callId;
         this.callNumber = callNumber;
         this.argumentsJson = argumentsJson;
+        this.explicitlyAllowed = explicitlyAllowed;
+    }
+
+    /**
+     * Whether the Security Guard answered {@link Verdict#allowExplicitly()} for this call: then
+     * the handler may show what the credential rule withholds (a file whose content holds a
+     * private key, say). {@link ConfinedFiles} asks this for every read and search it makes
+     * with this context; a plain allow, or a person's confirmation of an ask, is not enough.
+     */
+    public boolean explicitlyAllowed() {
+        return explicitlyAllowed;
     }
 
     /** The call's number: the one the guard saw in {@link GuardRequest#callNumber()}. */

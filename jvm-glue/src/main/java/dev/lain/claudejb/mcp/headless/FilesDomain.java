@@ -1,25 +1,23 @@
 package dev.lain.claudejb.mcp.headless;
 
+import dev.lain.claudejb.mcp.ConfinedFiles;
 import dev.lain.claudejb.mcp.Domain;
+import dev.lain.claudejb.mcp.FileAccessException;
 import dev.lain.claudejb.mcp.Server;
 import dev.lain.claudejb.mcp.Tool;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import dev.lain.claudejb.mcp.ToolCallContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
+import java.util.concurrent.CancellationException;
 
-/** The {@code files} domain on {@code code}: read, list, find and search the project's files. */
+/**
+ * The {@code files} domain on {@code code}: read, list, find and search the project's files,
+ * every one of them through {@link ConfinedFiles} (confined opens, native search, the
+ * credential rule), never through a path of its own.
+ */
 final class FilesDomain {
     /** Larger files are never read. */
     static final long MAX_READ_BYTES = 32L * 1024 * 1024;
@@ -34,31 +32,33 @@ final class FilesDomain {
     static final int MAX_SEARCH_RESULTS = 1000;
     /** Larger files are skipped by search_text. */
     static final long MAX_SEARCH_FILE_BYTES = 8L * 1024 * 1024;
-    static final int MAX_MATCH_LINE_CHARS = 300;
+    /** find_files and search_text answer with what they found by then (their deadline is 60 s). */
+    static final Duration SEARCH_TIMEOUT = Duration.ofSeconds(50);
+    static final String CREDENTIAL_RULE = "the credential rule: names such as .env or id_rsa, or content holding a "
+            + "private key, an access token or a URL with a password; read_file refuses them too";
 
-    private final ProjectPaths paths;
-    private final ProjectFiles files;
+    private final ConfinedFiles files;
 
-    private FilesDomain(ProjectPaths paths, ProjectFiles files) {
-        this.paths = paths;
+    private FilesDomain(ConfinedFiles files) {
         this.files = files;
     }
 
-    static Domain domain(ProjectPaths paths, ProjectFiles files, ToolRunner runner) {
-        FilesDomain domain = new FilesDomain(paths, files);
+    static Domain domain(ConfinedFiles files, ToolRunner runner) {
+        FilesDomain domain = new FilesDomain(files);
         return Domain.builder("files", Server.CODE)
-                .description("Read, list, find and search the files of the project " + paths.root().getFileName()
+                .description("Read, list, find and search the files of the project " + files.root().getFileName()
                         + " (paths are relative to the project root)")
                 .tool(Tool.builder("read_file")
                         .description("Reads a text file of the project, whole or a range of lines (1-based, inclusive). "
-                                + "Files over " + (MAX_WHOLE_READ_BYTES / 1024) + " KiB must be read in ranges; binary files are refused.")
+                                + "Files over " + (MAX_WHOLE_READ_BYTES / 1024) + " KiB must be read in ranges; binary files are refused, and so are "
+                                + "files that hold credentials (by name, e.g. .env, or by content, e.g. a private key or a token).")
                         .readOnly()
                         .deadline(Duration.ofSeconds(30))
                         .inputSchema(Schemas.object(Schemas.required("path"),
                                 Schemas.path("path", "The file, relative to the project root"),
                                 Schemas.integer("startLine", "First line to read (1-based); default 1", 1),
                                 Schemas.integer("endLine", "Last line to read (inclusive); default the end", 1)))
-                        .handler(runner.handler("read_file", (context, args) -> domain.readFile(args)))
+                        .handler(runner.handler("read_file", (context, args) -> domain.readFile(context, args)))
                         .build())
                 .tool(Tool.builder("list_directory")
                         .description("Lists a directory of the project: name, type (file, directory, symlink) and size of each entry")
@@ -70,8 +70,9 @@ final class FilesDomain {
                         .build())
                 .tool(Tool.builder("find_files")
                         .description("Finds files by glob: `*.rs` matches file names anywhere, `src/**/*.java` matches paths "
-                                + "from the project root. In a git repository, ignored files are skipped. At most "
-                                + MAX_FIND_RESULTS + " results.")
+                                + "from the project root (`*` stays within a directory, `**` crosses them). Files ignored by .gitignore, .git "
+                                + "itself and symbolic links are skipped, and files that hold credentials are withheld (counted, not "
+                                + "listed). At most " + MAX_FIND_RESULTS + " results.")
                         .readOnly()
                         .deadline(Duration.ofSeconds(60))
                         .inputSchema(Schemas.object(Schemas.required("glob"),
@@ -79,256 +80,160 @@ final class FilesDomain {
                                 Schemas.path("path", "Only under this directory; default the project root"),
                                 Schemas.integerRange("maxResults", "The most paths to return (default "
                                         + DEFAULT_FIND_RESULTS + ")", 1, MAX_FIND_RESULTS)))
-                        .handler(runner.handler("find_files", (context, args) -> domain.findFiles(args)))
+                        .handler(runner.handler("find_files", (context, args) -> domain.findFiles(context, args)))
                         .build())
                 .tool(Tool.builder("search_text")
-                        .description("Searches the project's text files for a regular expression (Java syntax), line by line; "
-                                + "skips .git, ignored files in a git repository, binary files and files over "
-                                + (MAX_SEARCH_FILE_BYTES / (1024 * 1024)) + " MiB")
+                        .description("Searches the project's text files for a regular expression, line by line. The syntax is "
+                                + "Rust regex (like RE2: no look-around, no backreferences; `(?i)` for case-insensitive), matched "
+                                + "in linear time. Skips .git, files ignored by .gitignore, symbolic links, binary files and files over "
+                                + (MAX_SEARCH_FILE_BYTES / (1024 * 1024)) + " MiB; files that hold credentials (by name or "
+                                + "content) are withheld and counted in filesWithheld.")
                         .readOnly()
                         .deadline(Duration.ofSeconds(60))
                         .inputSchema(Schemas.object(Schemas.required("pattern"),
-                                Schemas.string("pattern", "The regular expression, e.g. `fn\\s+main` or `TODO`"),
+                                Schemas.string("pattern", "The regular expression (Rust regex syntax), e.g. `fn\\s+main` or `TODO|FIXME`"),
                                 Schemas.string("glob", "Only files matching this glob, e.g. `*.rs`"),
                                 Schemas.path("path", "Only under this directory (or in this file); default the project root"),
                                 Schemas.integerRange("maxResults", "The most matching lines to return (default "
                                         + DEFAULT_SEARCH_RESULTS + ")", 1, MAX_SEARCH_RESULTS),
                                 Schemas.bool("ignoreCase", "Match case-insensitively")))
-                        .handler(runner.handler("search_text", (context, args) -> domain.searchText(args)))
+                        .handler(runner.handler("search_text", (context, args) -> domain.searchText(context, args)))
                         .build())
                 .build();
     }
 
-    Object readFile(Args args) throws ToolFailure, IOException {
+    Object readFile(ToolCallContext context, Args args) throws ToolFailure {
         String argument = args.requiredString("path");
-        Path file = paths.existing(argument, "path");
-        if (Files.isDirectory(file)) {
-            throw new ToolFailure("`" + argument + "` is a directory; use list_directory");
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new ToolFailure("`" + argument + "` is not a regular file");
-        }
         Integer startLine = args.integer("startLine", null, 1, Integer.MAX_VALUE);
         Integer endLine = args.integer("endLine", null, 1, Integer.MAX_VALUE);
-        if (startLine != null && endLine != null && endLine < startLine) {
-            throw new ToolFailure("`endLine` (" + endLine + ") is before `startLine` (" + startLine + ")");
-        }
-        long size = Files.size(file);
-        if (size > MAX_READ_BYTES) {
-            throw new ToolFailure("`" + argument + "` is " + size + " bytes, too large to read (the limit is "
-                    + MAX_READ_BYTES + " bytes); search_text finds lines in it");
-        }
-        boolean ranged = startLine != null || endLine != null;
-        if (!ranged && size > MAX_WHOLE_READ_BYTES) {
-            throw new ToolFailure("`" + argument + "` is " + size + " bytes; read it in parts with startLine and endLine "
-                    + "(e.g. startLine 1, endLine 2000), or use search_text to find the lines you need");
-        }
-        if (ProjectFiles.looksBinary(file)) {
-            throw new ToolFailure("`" + argument + "` is a binary file (" + size + " bytes); read_file reads text files only");
-        }
-        String text = ProjectFiles.utf8OrNull(Files.readAllBytes(file));
-        if (text == null) {
-            throw new ToolFailure("`" + argument + "` is not UTF-8 text; read_file reads text files only");
-        }
-        String[] lines = text.split("\n", -1);
-        int total = text.isEmpty() ? 0 : (text.endsWith("\n") ? lines.length - 1 : lines.length);
-        int first = startLine == null ? 1 : startLine;
-        int last = endLine == null ? total : Math.min(endLine, total);
-        if (total > 0 && first > total) {
-            throw new ToolFailure("`" + argument + "` has " + total + " lines; startLine " + first + " is past the end");
-        }
-        StringBuilder content = new StringBuilder();
-        int lastIncluded = first - 1;
-        for (int line = first; line <= last; line++) {
-            String value = stripCarriageReturn(lines[line - 1]);
-            if (content.length() + value.length() + 1 > MAX_CONTENT_CHARS && line > first) {
-                break;
-            }
-            content.append(value).append('\n');
-            lastIncluded = line;
+        ConfinedFiles.ReadLimits limits = new ConfinedFiles.ReadLimits()
+                .maxFileBytes(MAX_READ_BYTES)
+                .maxWholeBytes(MAX_WHOLE_READ_BYTES)
+                .maxContentBytes(MAX_CONTENT_CHARS);
+        Map<String, Object> read;
+        try {
+            read = files.readLines(context, argument, startLine, endLine, limits);
+        } catch (FileAccessException e) {
+            throw new ToolFailure(e.getMessage());
         }
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("path", paths.relative(file));
-        result.put("totalLines", total);
-        result.put("startLine", first);
-        result.put("endLine", Math.max(lastIncluded, first - 1));
-        if (lastIncluded < last) {
-            result.put("truncated", "the answer stops at line " + lastIncluded + " to stay small; continue with startLine "
-                    + (lastIncluded + 1));
+        result.put("path", display(argument));
+        result.put("totalLines", read.get("totalLines"));
+        result.put("startLine", read.get("startLine"));
+        result.put("endLine", read.get("endLine"));
+        if (Boolean.TRUE.equals(read.get("truncated"))) {
+            int last = ((Number) read.get("endLine")).intValue();
+            result.put("truncated", "the answer stops at line " + last + " to stay small; continue with startLine "
+                    + (last + 1));
         }
-        result.put("content", content.toString());
+        result.put("content", read.get("content"));
         return result;
     }
 
-    private static String stripCarriageReturn(String line) {
-        return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
-    }
-
-    Object listDirectory(Args args) throws ToolFailure, IOException {
+    Object listDirectory(Args args) throws ToolFailure {
         String argument = args.string("path");
-        Path directory = paths.existing(argument, "path");
-        if (!Files.isDirectory(directory)) {
-            throw new ToolFailure("`" + argument + "` is a file, not a directory; use read_file");
+        Map<String, Object> listing;
+        try {
+            listing = files.listDirectory(argument, MAX_DIRECTORY_ENTRIES);
+        } catch (FileAccessException e) {
+            throw new ToolFailure(e.getMessage());
         }
-        List<Path> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
-            for (Path child : stream) {
-                children.add(child);
-            }
-        }
-        children.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
         List<Object> entries = new ArrayList<>();
-        for (Path child : children) {
-            if (entries.size() >= MAX_DIRECTORY_ENTRIES) {
-                break;
-            }
+        for (Object item : (List<?>) listing.get("entries")) {
+            Map<?, ?> listed = (Map<?, ?>) item;
             Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("name", child.getFileName().toString());
-            try {
-                BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                entry.put("type", attributes.isSymbolicLink() ? "symlink" : attributes.isDirectory() ? "directory"
-                        : attributes.isRegularFile() ? "file" : "other");
-                entry.put("size", attributes.isRegularFile() ? attributes.size() : null);
-            } catch (IOException e) {
-                entry.put("type", "unreadable");
-                entry.put("size", null);
-            }
+            entry.put("name", listed.get("name"));
+            entry.put("type", listed.get("type"));
+            entry.put("size", listed.get("size"));
             entries.add(entry);
         }
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("path", paths.relative(directory));
+        result.put("path", display(argument));
         result.put("entries", entries);
-        if (children.size() > entries.size()) {
-            result.put("truncated", "showing " + entries.size() + " of " + children.size() + " entries; use find_files to narrow");
+        int total = ((Number) listing.get("total")).intValue();
+        if (total > entries.size()) {
+            result.put("truncated", "showing " + entries.size() + " of " + total + " entries; use find_files to narrow");
         }
         return result;
     }
 
-    Object findFiles(Args args) throws ToolFailure, IOException, InterruptedException {
-        Predicate<String> glob = ProjectFiles.glob(args.requiredString("glob"));
-        Path base = paths.existing(args.string("path"), "path");
-        int max = args.integer("maxResults", DEFAULT_FIND_RESULTS, 1, MAX_FIND_RESULTS);
-        List<String> found = new ArrayList<>();
-        boolean truncated = false;
-        for (String file : ProjectFiles.dedupe(files.under(base))) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException();
-            }
-            if (glob.test(file)) {
-                if (found.size() >= max) {
-                    truncated = true;
-                    break;
-                }
-                found.add(file);
-            }
-        }
-        found.sort(null);
+    Object findFiles(ToolCallContext context, Args args) throws ToolFailure, InterruptedException {
+        ConfinedFiles.Find find = new ConfinedFiles.Find(args.requiredString("glob"))
+                .path(args.string("path"))
+                .maxResults(args.integer("maxResults", DEFAULT_FIND_RESULTS, 1, MAX_FIND_RESULTS))
+                .timeout(SEARCH_TIMEOUT);
+        Map<String, Object> found = run(() -> files.findFiles(context, find));
+        List<?> paths = (List<?>) found.get("files");
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("files", found);
-        result.put("count", found.size());
-        if (truncated) {
-            result.put("truncated", "more than " + max + " files match; narrow the glob or the path, or raise maxResults (up to "
+        result.put("files", paths);
+        result.put("count", paths.size());
+        withheld(result, found);
+        if (Boolean.TRUE.equals(found.get("truncated"))) {
+            result.put("truncated", "more files match; narrow the glob or the path, or raise maxResults (up to "
                     + MAX_FIND_RESULTS + ")");
         }
+        timedOut(result, found);
         return result;
     }
 
-    Object searchText(Args args) throws ToolFailure, IOException, InterruptedException {
-        String expression = args.requiredString("pattern");
-        Pattern pattern;
-        try {
-            pattern = Pattern.compile(expression, args.flag("ignoreCase") ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
-        } catch (PatternSyntaxException e) {
-            throw new ToolFailure("`pattern` is not a valid regular expression: " + e.getDescription()
-                    + " near index " + e.getIndex());
-        }
-        Predicate<String> glob = ProjectFiles.glob(args.string("glob"));
-        Path base = paths.existing(args.string("path"), "path");
+    Object searchText(ToolCallContext context, Args args) throws ToolFailure, InterruptedException {
         int max = args.integer("maxResults", DEFAULT_SEARCH_RESULTS, 1, MAX_SEARCH_RESULTS);
-        List<Object> matches = new ArrayList<>();
-        int searched = 0;
-        int skipped = 0;
-        boolean truncated = false;
-        outer:
-        for (String relative : ProjectFiles.dedupe(files.under(base))) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException();
-            }
-            if (!glob.test(relative)) {
-                continue;
-            }
-            Path file = paths.root().resolve(relative);
-            String text = readSearchable(file);
-            if (text == null) {
-                skipped++;
-                continue;
-            }
-            searched++;
-            int lineNumber = 0;
-            int start = 0;
-            while (start <= text.length()) {
-                int end = text.indexOf('\n', start);
-                if (end < 0) {
-                    end = text.length();
-                    if (start == end) {
-                        break;
-                    }
-                }
-                lineNumber++;
-                String line = stripCarriageReturn(text.substring(start, end));
-                Matcher matcher = pattern.matcher(line);
-                if (matcher.find()) {
-                    if (matches.size() >= max) {
-                        truncated = true;
-                        break outer;
-                    }
-                    Map<String, Object> match = new LinkedHashMap<>();
-                    match.put("path", relative);
-                    match.put("line", lineNumber);
-                    match.put("text", excerpt(line, matcher.start()));
-                    matches.add(match);
-                }
-                start = end + 1;
-            }
-        }
+        ConfinedFiles.Search search = new ConfinedFiles.Search(args.requiredString("pattern"))
+                .ignoreCase(args.flag("ignoreCase"))
+                .glob(args.string("glob"))
+                .path(args.string("path"))
+                .maxMatches(max)
+                .maxFileBytes(MAX_SEARCH_FILE_BYTES)
+                .timeout(SEARCH_TIMEOUT);
+        Map<String, Object> found = run(() -> files.searchText(context, search));
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("matches", matches);
-        result.put("filesSearched", searched);
+        result.put("matches", found.get("matches"));
+        result.put("filesSearched", found.get("filesSearched"));
+        int skipped = ((Number) found.get("filesSkipped")).intValue();
         if (skipped > 0) {
-            result.put("filesSkipped", skipped + " (binary, not UTF-8, over " + (MAX_SEARCH_FILE_BYTES / (1024 * 1024))
-                    + " MiB, or outside the project through a link)");
+            result.put("filesSkipped", skipped + " (binary, over " + (MAX_SEARCH_FILE_BYTES / (1024 * 1024))
+                    + " MiB, unreadable, or leading outside the project)");
         }
-        if (truncated) {
+        withheld(result, found);
+        if (Boolean.TRUE.equals(found.get("truncated"))) {
             result.put("truncated", "stopped at " + max + " matching lines; narrow the pattern, glob or path, or raise "
                     + "maxResults (up to " + MAX_SEARCH_RESULTS + ")");
         }
+        timedOut(result, found);
         return result;
     }
 
-    /** The text of a file worth searching, or null (missing, a link out, too large, binary, not UTF-8). */
-    private String readSearchable(Path file) {
+    private interface Search {
+        Map<String, Object> run();
+    }
+
+    /** A search, with its refusal a tool failure and its cancellation an interrupt (ToolRunner's "cancelled"). */
+    private static Map<String, Object> run(Search search) throws ToolFailure, InterruptedException {
         try {
-            Path real = file.toRealPath();
-            if (!real.startsWith(paths.root()) || !Files.isRegularFile(real) || Files.size(real) > MAX_SEARCH_FILE_BYTES) {
-                return null;
-            }
-            byte[] bytes = Files.readAllBytes(real);
-            for (int i = 0, n = Math.min(bytes.length, 8192); i < n; i++) {
-                if (bytes[i] == 0) {
-                    return null;
-                }
-            }
-            return ProjectFiles.utf8OrNull(bytes);
-        } catch (IOException e) {
-            return null;
+            return search.run();
+        } catch (FileAccessException e) {
+            throw new ToolFailure(e.getMessage());
+        } catch (CancellationException e) {
+            throw new InterruptedException("cancelled");
         }
     }
 
-    private static String excerpt(String line, int at) {
-        if (line.length() <= MAX_MATCH_LINE_CHARS) {
-            return line;
+    private static void withheld(Map<String, Object> result, Map<String, Object> found) {
+        int withheld = ((Number) found.get("filesWithheld")).intValue();
+        if (withheld > 0) {
+            result.put("filesWithheld", withheld + " (" + CREDENTIAL_RULE + ")");
         }
-        int from = Math.max(0, Math.min(at - MAX_MATCH_LINE_CHARS / 3, line.length() - MAX_MATCH_LINE_CHARS));
-        return (from > 0 ? "…" : "") + line.substring(from, from + MAX_MATCH_LINE_CHARS) + "…";
+    }
+
+    private static void timedOut(Map<String, Object> result, Map<String, Object> found) {
+        if (Boolean.TRUE.equals(found.get("timedOut"))) {
+            result.put("timedOut", "stopped after " + SEARCH_TIMEOUT.getSeconds() + " s with what was found so far; "
+                    + "narrow the path or the glob");
+        }
+    }
+
+    private String display(String argument) {
+        String relative = files.relative(argument);
+        return relative.isEmpty() ? "." : relative;
     }
 }

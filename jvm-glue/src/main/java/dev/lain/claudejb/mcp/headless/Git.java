@@ -252,17 +252,4 @@ final class Git {
         }
         return outcome;
     }
-
-    /** Tracked and untracked, not ignored, files under {@code relativeBase}, relative to the project root. */
-    List<String> listFiles(String relativeBase) throws IOException, InterruptedException, ToolFailure {
-        ProcessRunner.Outcome outcome = check(null, 64 * 1024 * 1024, "ls-files", "-z", "--cached", "--others",
-                "--exclude-standard", "--", relativeBase);
-        List<String> files = new ArrayList<>();
-        for (String file : outcome.output.split("\0")) {
-            if (!file.isEmpty() && files.size() < ProjectFiles.MAX_FILES) {
-                files.add(file);
-            }
-        }
-        return files;
-    }
 }

@@ -1,7 +1,8 @@
 package dev.lain.claudejb.mcp.headless;
 
-import dev.lain.claudejb.mcp.Json;
+import dev.lain.claudejb.mcp.ConfinedFiles;
 import dev.lain.claudejb.mcp.Contract;
+import dev.lain.claudejb.mcp.Json;
 import dev.lain.claudejb.mcp.Domain;
 import dev.lain.claudejb.mcp.IdeMcpServers;
 import dev.lain.claudejb.mcp.LogSink;
@@ -82,6 +83,8 @@ public final class HeadlessHost implements AutoCloseable {
     private final HeadlessGuard guard;
     private final Path nativeBridge;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The project's files, opened once: every file tool reads through it. */
+    private ConfinedFiles files;
     private boolean closed;
 
     /** How to start a {@link HeadlessHost}. */
@@ -171,8 +174,8 @@ public final class HeadlessHost implements AutoCloseable {
         }
         this.servers = started;
         try {
-            ProjectFiles files = new ProjectFiles(paths, git);
-            domains.add(FilesDomain.domain(paths, files, runner(Server.CODE)));
+            this.files = ConfinedFiles.open(project);
+            domains.add(FilesDomain.domain(files, runner(Server.CODE)));
             if (git != null) {
                 domains.add(GitDomain.domain(git, paths, runner(Server.VCS)));
             } else {
@@ -274,6 +277,9 @@ public final class HeadlessHost implements AutoCloseable {
             }
         } finally {
             closeRunners();
+            if (files != null) {
+                files.close();
+            }
             if (config.terminal != null) {
                 config.terminal.close();
             }
