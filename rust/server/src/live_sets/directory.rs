@@ -151,31 +151,47 @@ mod tests {
         }
     }
 
+    /// An absolute path on every OS (a drive in front on Windows).
+    fn absolute(path: &str) -> String {
+        if cfg!(windows) {
+            format!("C:{path}")
+        } else {
+            path.to_owned()
+        }
+    }
+
     #[test]
     fn the_registry_is_chosen_in_the_documented_order() {
+        let (named, runtime, cache, home, h) = (
+            absolute("/named"),
+            absolute("/run/user/7"),
+            absolute("/c"),
+            absolute("/home/me"),
+            absolute("/h"),
+        );
         let all = [
-            (REGISTRY_ENV, "/named"),
-            ("XDG_RUNTIME_DIR", "/run/user/7"),
-            ("XDG_CACHE_HOME", "/c"),
-            ("HOME", "/home/me"),
+            (REGISTRY_ENV, named.as_str()),
+            ("XDG_RUNTIME_DIR", runtime.as_str()),
+            ("XDG_CACHE_HOME", cache.as_str()),
+            ("HOME", home.as_str()),
         ];
         let path = |pairs: &[(&str, &str)]| registry_path_from(env_of(pairs)).ok();
-        assert_eq!(path(&all), Some("/named".into()));
+        assert_eq!(path(&all), Some(PathBuf::from(&named)));
         assert_eq!(
             path(&all[1..]),
-            Some(PathBuf::from("/run/user/7").join(REGISTRY_DIR_NAME))
+            Some(PathBuf::from(&runtime).join(REGISTRY_DIR_NAME))
         );
         assert_eq!(
             path(&all[2..]),
-            Some(PathBuf::from("/c").join(REGISTRY_DIR_NAME))
+            Some(PathBuf::from(&cache).join(REGISTRY_DIR_NAME))
         );
         assert_eq!(
             path(&all[3..]),
-            Some(PathBuf::from("/home/me/.cache").join(REGISTRY_DIR_NAME))
+            Some(PathBuf::from(&home).join(".cache").join(REGISTRY_DIR_NAME))
         );
         assert_eq!(
-            path(&[("XDG_RUNTIME_DIR", "relative"), ("HOME", "/h")]),
-            Some(PathBuf::from("/h/.cache").join(REGISTRY_DIR_NAME)),
+            path(&[("XDG_RUNTIME_DIR", "relative"), ("HOME", h.as_str())]),
+            Some(PathBuf::from(&h).join(".cache").join(REGISTRY_DIR_NAME)),
             "a relative XDG_RUNTIME_DIR is ignored, as the XDG spec says"
         );
         assert!(matches!(

@@ -169,11 +169,20 @@ mod tests {
 
     use super::*;
 
+    /// An absolute path on every OS (a drive in front on Windows).
+    fn absolute(path: &str) -> PathBuf {
+        if cfg!(windows) {
+            PathBuf::from(format!("C:{path}"))
+        } else {
+            PathBuf::from(path)
+        }
+    }
+
     fn sample() -> LiveSetRecord {
         LiveSetRecord {
             format: RECORD_FORMAT,
-            project_roots: vec!["/home/me/app".into()],
-            socket_directory: "/tmp/claude-ide-mcp/abc".into(),
+            project_roots: vec![absolute("/home/me/app")],
+            socket_directory: absolute("/tmp/claude-ide-mcp/abc"),
             servers: vec!["code".into(), "ops".into()],
             pid: 42,
             pid_start_time: 7,
