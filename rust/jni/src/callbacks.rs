@@ -475,7 +475,7 @@ mod tests {
     fn signatures_are_built_from_the_argument_lists() {
         assert_eq!(
             signature::new_call_context,
-            "(JJLjava/lang/String;)Ljava/lang/Object;"
+            "(JJLjava/lang/String;Z)Ljava/lang/Object;"
         );
         assert_eq!(signature::log, "(Ljava/lang/Object;ILjava/lang/String;)V");
         assert_eq!(
