@@ -58,16 +58,7 @@ pub fn run(args: ListArgs) -> ExitCode {
 /// One set as a tab-separated row: its roots, its socket directory, its servers, its pid and
 /// its host.
 fn row(record: &LiveSetRecord) -> String {
-    let roots: Vec<String> = record
-        .project_roots
-        .iter()
-        .map(|root| root.display().to_string())
-        .collect();
-    let roots = if roots.is_empty() {
-        "-".to_owned()
-    } else {
-        roots.join(",")
-    };
+    let roots = record.roots_joined(",", "-");
     let servers = if record.servers.is_empty() {
         "-".to_owned()
     } else {

@@ -63,16 +63,7 @@ impl fmt::Display for LookupError {
 impl std::error::Error for LookupError {}
 
 fn describe(record: &LiveSetRecord) -> String {
-    let roots: Vec<String> = record
-        .project_roots
-        .iter()
-        .map(|root| root.display().to_string())
-        .collect();
-    let roots = if roots.is_empty() {
-        "(no project root)".to_owned()
-    } else {
-        roots.join(", ")
-    };
+    let roots = record.roots_joined(", ", "(no project root)");
     format!(
         "{roots}: pid {} ({}), sockets in {}",
         record.pid,

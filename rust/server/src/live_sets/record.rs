@@ -148,6 +148,20 @@ impl LiveSetRecord {
         self.servers.iter().any(|name| name == server.as_str())
     }
 
+    /// The project roots for a message or a listing, joined by `separator`, or `none` when
+    /// the set has no root.
+    pub fn roots_joined(&self, separator: &str, none: &str) -> String {
+        if self.project_roots.is_empty() {
+            return none.to_owned();
+        }
+        let roots: Vec<String> = self
+            .project_roots
+            .iter()
+            .map(|root| root.display().to_string())
+            .collect();
+        roots.join(separator)
+    }
+
     /// The socket of `server` in this set.
     pub fn socket_path(&self, server: ServerName) -> PathBuf {
         self.socket_directory.join(server.socket_file_name())
