@@ -3,35 +3,24 @@
 //! A `PageDelivery` lives before any server set does (the servers start when every route has
 //! failed), so it has its own table. Like server-set handles, these are keys, never pointers.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ide_mcp_server::page_delivery::{DeliveryState, PageDelivery, RouteOutcome};
 use serde_json::{json, Value};
 
 use crate::error::BridgeError;
+use crate::handles::HandleTable;
 
-static NEXT_HANDLE: AtomicI64 = AtomicI64::new(1);
-static DELIVERIES: Mutex<Option<HashMap<i64, Arc<PageDelivery>>>> = Mutex::new(None);
-
-fn with_deliveries<R>(work: impl FnOnce(&mut HashMap<i64, Arc<PageDelivery>>) -> R) -> R {
-    let mut deliveries = DELIVERIES
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    work(deliveries.get_or_insert_with(HashMap::new))
-}
+static DELIVERIES: HandleTable<Arc<PageDelivery>> = HandleTable::new();
 
 /// Makes a new, empty page delivery and returns its handle (never 0).
 pub fn create() -> i64 {
-    let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-    with_deliveries(|deliveries| deliveries.insert(handle, Arc::new(PageDelivery::default())));
-    handle
+    DELIVERIES.insert(Arc::new(PageDelivery::default()))
 }
 
 /// The page delivery behind `handle`; the table's lock is released before it is used.
 pub fn get(handle: i64) -> Result<Arc<PageDelivery>, BridgeError> {
-    with_deliveries(|deliveries| deliveries.get(&handle).cloned()).ok_or_else(|| {
+    DELIVERIES.get(handle).ok_or_else(|| {
         BridgeError::IllegalState(format!(
             "no page delivery has handle {handle}: it was freed already, or never made"
         ))
@@ -40,12 +29,12 @@ pub fn get(handle: i64) -> Result<Arc<PageDelivery>, BridgeError> {
 
 /// Frees a page delivery; returns whether it existed.
 pub fn free(handle: i64) -> bool {
-    with_deliveries(|deliveries| deliveries.remove(&handle)).is_some()
+    DELIVERIES.remove(handle).is_some()
 }
 
 /// How many page deliveries are alive (for leak tests).
 pub fn live_count() -> usize {
-    with_deliveries(|deliveries| deliveries.len())
+    DELIVERIES.len()
 }
 
 /// The number Java's `PageDelivery.State` uses for a state.

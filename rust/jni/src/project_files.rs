@@ -3,10 +3,8 @@
 //! walker's own threads, which never touch JNI) and returns when done: a read or a listing at
 //! once, a search within its deadline or soon after its cancellation flag is raised.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ide_mcp_project_files::search::{self, CancelFlag, FindRequest, SearchRequest, Stop};
@@ -14,47 +12,10 @@ use ide_mcp_project_files::{Credentials, Entry, Error, ProjectFiles, ReadLimits}
 use serde_json::{json, Map, Value};
 
 use crate::error::BridgeError;
+use crate::handles::HandleTable;
 
-/// Handles to values, keys into a table (never pointers): a stale or forged handle finds
-/// nothing.
-struct Table<T> {
-    next: AtomicI64,
-    entries: Mutex<Option<HashMap<i64, T>>>,
-}
-
-impl<T: Clone> Table<T> {
-    const fn new() -> Self {
-        Table {
-            next: AtomicI64::new(1),
-            entries: Mutex::new(None),
-        }
-    }
-
-    fn with<R>(&self, work: impl FnOnce(&mut HashMap<i64, T>) -> R) -> R {
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        work(entries.get_or_insert_with(HashMap::new))
-    }
-
-    fn insert(&self, value: T) -> i64 {
-        let handle = self.next.fetch_add(1, Ordering::Relaxed);
-        self.with(|entries| entries.insert(handle, value));
-        handle
-    }
-
-    fn get(&self, handle: i64) -> Option<T> {
-        self.with(|entries| entries.get(&handle).cloned())
-    }
-
-    fn remove(&self, handle: i64) -> Option<T> {
-        self.with(|entries| entries.remove(&handle))
-    }
-}
-
-static ROOTS: Table<Arc<ProjectFiles>> = Table::new();
-static CANCELS: Table<CancelFlag> = Table::new();
+static ROOTS: HandleTable<Arc<ProjectFiles>> = HandleTable::new();
+static CANCELS: HandleTable<CancelFlag> = HandleTable::new();
 
 /// A refusal of the files layer: `FileAccessException`, with the crate's message.
 fn refused(error: Error) -> BridgeError {
