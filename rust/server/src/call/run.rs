@@ -227,7 +227,8 @@ impl RunCall {
                     Err(_panic) => Entered::Refused(guard_crashed(&request.tool)),
                 };
             }
-            _ = &mut handler_started => {}
+            // A gate that stays shut drops the sender without a word: not a start.
+            Ok(()) = &mut handler_started => {}
             _ = tokio::time::sleep(timeouts.guard) => {
                 // Shut now, the handler never starts; unless it started at this very moment.
                 if !closer.shut() {
