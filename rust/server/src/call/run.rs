@@ -184,6 +184,11 @@ impl RunCall {
         audit: &AuditDraft,
         timeouts: CheckpointTimeouts,
     ) -> Entered {
+        // Only a handler that offers a joint entry can be started by a guard; for the others
+        // (every Rust handler) nothing is built.
+        if tool.handler.joint_entry().is_none() {
+            return Entered::Unsupported;
+        }
         let (started, mut handler_started) = oneshot::channel();
         let (gate, closer) = {
             let shared = Arc::clone(&self.shared);
