@@ -102,10 +102,13 @@ pub(crate) async fn serve(
             let wire = decoder.wire().unwrap_or(Wire::Frames);
             // The session may wait (for room in the queue, for a place under the connection
             // cap); meanwhile the outbox keeps writing, so it never waits for itself.
-            if let Err(reason) = outbox
-                .alongside(wire, session.handle_payload(wire, &payload))
-                .await
-            {
+            // Pinned where it is built: the future is large, and moving it into the outbox's
+            // future would make every idle connection hold copies of it.
+            let handled = {
+                let handling = std::pin::pin!(session.handle_payload(wire, &payload));
+                outbox.alongside(wire, handling).await
+            };
+            if let Err(reason) = handled {
                 break 'connection reason;
             }
             // Only a valid token shows who a connection is: until one, the first-message

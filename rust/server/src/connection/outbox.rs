@@ -103,13 +103,12 @@ impl Outbox {
     pub(super) async fn alongside<F: std::future::Future>(
         &mut self,
         wire: Wire,
-        future: F,
+        mut future: std::pin::Pin<&mut F>,
     ) -> Result<F::Output, WriteFailure> {
-        tokio::pin!(future);
         loop {
             tokio::select! {
                 biased;
-                output = &mut future => return Ok(output),
+                output = future.as_mut() => return Ok(output),
                 step = self.step(wire) => step?,
             }
         }
