@@ -188,17 +188,10 @@ enum JointStage {
 }
 
 impl SecurityGuard for JavaSecurityGuard {
-    fn judge_and_start(
-        &self,
-        handler: &dyn ToolHandler,
-        call: JointCall,
-    ) -> Result<JointFuture, JointCall> {
-        let Some(java_handler) = handler
+    fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
+        let java_handler = handler
             .joint_entry()
-            .and_then(|entry| entry.downcast_ref::<JavaToolHandler>())
-        else {
-            return Err(call);
-        };
+            .and_then(|entry| entry.downcast_ref::<JavaToolHandler>())?;
         let JointCall {
             request,
             cancellation,
@@ -232,9 +225,9 @@ impl SecurityGuard for JavaSecurityGuard {
             );
         if threads::submit(job).is_err() {
             drop(end);
-            return Ok(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
+            return Some(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
         }
-        Ok(Box::pin(async move {
+        Some(Box::pin(async move {
             let _end = end;
             let staged = tokio::select! {
                 staged = staged => staged,

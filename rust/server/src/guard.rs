@@ -88,16 +88,11 @@ pub trait SecurityGuard: Send + Sync + 'static {
     /// lets the call run at once: for a guard that lives where `handler` lives (the JVM),
     /// so that a call crosses over once instead of twice. The guard must pass the verdict to
     /// [`JointCall::gate`] and start the handler only when it answers `true`, with exactly
-    /// the arguments it judged (`call.request.arguments`). `Err` gives the call back when
-    /// this guard cannot do that for `handler` (the default): the server then judges and
-    /// calls separately.
-    fn judge_and_start(
-        &self,
-        handler: &dyn ToolHandler,
-        call: JointCall,
-    ) -> Result<JointFuture, JointCall> {
-        let _ = handler;
-        Err(call)
+    /// the arguments it judged (`call.request.arguments`). `None` when this guard cannot do
+    /// that for `handler` (the default): the server then judges and calls separately.
+    fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
+        let _ = (handler, call);
+        None
     }
 }
 

@@ -81,17 +81,10 @@ impl SecurityGuard for OneEntryGuard {
         Box::pin(async move { Ok(verdict) })
     }
 
-    fn judge_and_start(
-        &self,
-        handler: &dyn ToolHandler,
-        call: JointCall,
-    ) -> Result<JointFuture, JointCall> {
-        let Some(tool) = handler
+    fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
+        let tool = handler
             .joint_entry()
-            .and_then(|entry| entry.downcast_ref::<RecordingTool>())
-        else {
-            return Err(call);
-        };
+            .and_then(|entry| entry.downcast_ref::<RecordingTool>())?;
         self.joint_entries.fetch_add(1, Ordering::SeqCst);
         self.judged
             .lock()
@@ -113,7 +106,7 @@ impl SecurityGuard for OneEntryGuard {
             };
             let _ = answer.send(outcome);
         });
-        Ok(Box::pin(async move {
+        Some(Box::pin(async move {
             answered
                 .await
                 .unwrap_or(JointOutcome::Judged(Err("no answer".to_owned())))

@@ -209,7 +209,7 @@ impl RunCall {
             progress,
             gate,
         };
-        let Ok(joint) = self
+        let Some(joint) = self
             .shared
             .guard
             .judge_and_start(tool.handler.as_ref(), call)
