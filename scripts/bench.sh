@@ -5,14 +5,17 @@
 #      made from target/criterion and those counts by `ide-mcp-bench toon-report`;
 #   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
 #      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
-#      ping-pong and rmcp, all driven by one load generator in one run;
+#      ping-pong and rmcp, all driven by one load generator in one run (latency read by a
+#      spinning and by a blocking client, throughput, memory per idle connection, wake-ups of
+#      server sets with no clients over a minute, and instructions per echo call under
+#      callgrind);
 #   3. memory under hostile input (`ide-mcp-bench hostile-memory`, a few seconds): the
 #      server's peak RSS growth and the decoders' peak heap for inputs built to expand;
 #   4. `search_text` (`ide-mcp-bench search`, under a minute): the native search against `rg`
 #      (Debian's ripgrep, installed here when missing) and the Java search it replaced
 #      (`JavaSearchBaseline` in the bench jar) on one generated tree.
-# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh). About seven
-# minutes on 2 cores once the builds are cached.
+# Installs Gradle and a JDK from Debian when missing (scripts/jvm-tools.sh), and valgrind (for
+# the instruction counts). About nine minutes on 2 cores once the builds are cached.
 #
 # Usage: scripts/bench.sh [--no-jvm] [--no-write]
 #   --no-jvm    skip the Gradle build; the Java-handler rows say they were not measured
@@ -58,6 +61,14 @@ wait_for_other_benches() {
 # Other work skews the figures; the reports print the load average, and so does this.
 read -r load1 _ < /proc/loadavg || load1=unknown
 echo "load average (1 min) before the run: $load1 on $(nproc) CPUs"
+
+# Instructions per call are counted under callgrind: install valgrind when it is missing.
+if ! command -v valgrind >/dev/null 2>&1; then
+    step "install: valgrind (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends valgrind ||
+        { apt-get update && apt-get install -y --no-install-recommends valgrind; }
+fi
 
 step "build: ide-mcp-bench (release)"
 cargo build --release --locked -p ide-mcp-bench

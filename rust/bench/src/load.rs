@@ -35,6 +35,38 @@ impl Percentiles {
     }
 }
 
+/// How the load generator waits for a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// Polls a non-blocking socket until the reply is there: the client never sleeps, so
+    /// only the server's own wake-ups are in the figure.
+    Spinning,
+    /// Sleeps in `read` as most clients do: the client's wake-up is in the figure too.
+    Blocking,
+}
+
+impl ReadMode {
+    /// Both modes, spinning first.
+    pub const BOTH: [ReadMode; 2] = [ReadMode::Spinning, ReadMode::Blocking];
+
+    /// A short name for the report.
+    pub fn label(self) -> &'static str {
+        match self {
+            ReadMode::Spinning => "spinning",
+            ReadMode::Blocking => "blocking",
+        }
+    }
+}
+
+/// One connection of a latency run: where, and how its replies are read.
+#[derive(Debug, Clone)]
+pub struct LatencyProbe {
+    /// The target.
+    pub endpoint: Endpoint,
+    /// How replies are waited for.
+    pub reads: ReadMode,
+}
+
 /// One call at a time on one connection.
 #[derive(Debug, Clone)]
 pub struct LatencyResult {
@@ -48,14 +80,20 @@ pub struct LatencyResult {
     pub reply_bytes: Option<usize>,
 }
 
-/// Measures the round trip of `calls` sequential echo calls after `warmup_calls`.
+/// Measures the round trip of `calls` sequential echo calls after `warmup_calls`, reading
+/// replies as `reads` says.
 pub fn measure_latency(
     endpoint: &Endpoint,
+    reads: ReadMode,
     warmup_calls: usize,
     calls: usize,
 ) -> Result<LatencyResult, BenchError> {
+    let probe = LatencyProbe {
+        endpoint: endpoint.clone(),
+        reads,
+    };
     let mut results =
-        measure_latency_interleaved(std::slice::from_ref(endpoint), warmup_calls, calls, 1)?;
+        measure_latency_interleaved(std::slice::from_ref(&probe), warmup_calls, calls, 1)?;
     results
         .pop()
         .ok_or_else(|| BenchError("no latency result".to_owned()))
@@ -65,24 +103,24 @@ pub fn measure_latency(
 /// take turns between the endpoints, so a change in the machine's state during the run (other
 /// load, CPU placement, frequency) falls on all of them alike instead of on whichever ran then.
 pub fn measure_latency_interleaved(
-    endpoints: &[Endpoint],
+    probes: &[LatencyProbe],
     warmup_calls: usize,
     calls: usize,
     rounds: usize,
 ) -> Result<Vec<LatencyResult>, BenchError> {
     let rounds = rounds.max(1);
-    let mut connections = endpoints
+    let mut connections = probes
         .iter()
-        .map(|endpoint| {
-            let mut connection = BenchConnection::open(endpoint)?;
-            connection.set_busy_poll(true)?;
+        .map(|probe| {
+            let mut connection = BenchConnection::open(&probe.endpoint)?;
+            connection.set_busy_poll(probe.reads == ReadMode::Spinning)?;
             for _ in 0..warmup_calls {
                 round_trip(&mut connection)?;
             }
             Ok(connection)
         })
         .collect::<Result<Vec<_>, BenchError>>()?;
-    let mut samples_ns: Vec<Vec<u64>> = vec![Vec::with_capacity(calls); endpoints.len()];
+    let mut samples_ns: Vec<Vec<u64>> = vec![Vec::with_capacity(calls); probes.len()];
     for round in 0..rounds {
         // Spread `calls` over the rounds, the remainder going to the first ones.
         let calls_this_round = calls / rounds + usize::from(round < calls % rounds);

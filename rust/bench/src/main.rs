@@ -56,6 +56,12 @@ struct Cli {
     /// Leave the Java-handler target out.
     #[arg(long)]
     no_jvm: bool,
+    /// Seconds each server set with no clients is watched for wake-ups.
+    #[arg(long, default_value_t = RunPlan::default().idle_window.as_secs_f64())]
+    idle_secs: f64,
+    /// Leave out the instruction counts (callgrind).
+    #[arg(long)]
+    no_callgrind: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,7 +74,8 @@ enum Command {
         /// Count live heap blocks, for memory snapshots.
         #[arg(long)]
         count_allocations: bool,
-        /// Raise the per-server connection cap (default 64) to hold many idle connections.
+        /// Raise the connection caps (per server, 64 by default, and per peer process, 32) to
+        /// hold many idle connections from one process.
         #[arg(long)]
         max_connections_per_server: Option<usize>,
     },
@@ -198,6 +205,8 @@ fn benchmark(cli: &Cli) -> Result<(), String> {
         latency_calls: cli.latency_calls,
         throughput_window: Duration::from_secs_f64(cli.window_secs),
         idle_connections: cli.idle_connections,
+        idle_window: Duration::from_secs_f64(cli.idle_secs),
+        count_instructions: !cli.no_callgrind,
         java: java_launch(cli),
         ..RunPlan::default()
     };
@@ -308,6 +317,7 @@ fn serve_ours(
     let mut config = ServerConfig::default();
     if let Some(cap) = max_connections_per_server {
         config.max_connections_per_server = cap;
+        config.max_connections_per_peer = cap;
     }
     let servers = ours::start_with(&base, config).map_err(|error| error.to_string())?;
     let directory = servers

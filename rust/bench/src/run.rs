@@ -7,13 +7,17 @@ use ide_mcp_server::ServerName;
 
 use crate::connection::BenchError;
 use crate::endpoint::Endpoint;
+use crate::idle::{measure_idle_cpu, ThreadFilter};
+use crate::instructions::{callgrind_arguments, measure_instructions, valgrind_version};
 use crate::load::{
-    measure_latency, measure_latency_interleaved, measure_throughput, ThroughputPlan,
+    measure_latency, measure_latency_interleaved, measure_throughput, LatencyProbe, ReadMode,
+    ThroughputPlan,
 };
 use crate::machine::Machine;
 use crate::memory::measure_idle_connections;
 use crate::report::{
-    BenchReport, JavaTarget, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow,
+    BenchReport, IdleRow, Instructions, InstructionsRow, JavaTarget, LatencyRow, MemoryRow,
+    Settings, TargetKind, ThroughputRow,
 };
 use crate::server_process::ServerProcess;
 use crate::targets::{jvm, ours, raw, rmcp};
@@ -44,6 +48,10 @@ pub struct RunPlan {
     pub throughput_window: Duration,
     /// Idle connections held for the memory rows.
     pub idle_connections: usize,
+    /// How long each server set with no clients is watched.
+    pub idle_window: Duration,
+    /// Whether to count instructions per call under callgrind.
+    pub count_instructions: bool,
     /// How to start the Java-handler target, or why it is not measured.
     pub java: Result<JavaLaunch, String>,
 }
@@ -74,6 +82,8 @@ impl Default for RunPlan {
             throughput_warmup: Duration::from_millis(500),
             throughput_window: Duration::from_secs(3),
             idle_connections: 1000,
+            idle_window: Duration::from_secs(60),
+            count_instructions: true,
             java: Err("not requested".to_owned()),
         }
     }
@@ -101,6 +111,8 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         latency: Vec::new(),
         throughput: Vec::new(),
         memory: Vec::new(),
+        idle: Vec::new(),
+        instructions: Instructions::Skipped("not requested".to_owned()),
         java: JavaTarget::Skipped("not requested".to_owned()),
     };
 
@@ -113,19 +125,19 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
             .map_err(|error| BenchError(error.to_string()))?;
         let token = ours_frames.token.clone();
         let raw_socket = base.path().join("raw.sock");
-        let _raw_process = spawn(
+        let raw_process = spawn(
             executable,
             &["serve-raw", "--socket", &path_arg(&raw_socket)],
         )?;
         let rmcp_socket = base.path().join("rmcp.sock");
-        let _rmcp_process = spawn(
+        let rmcp_process = spawn(
             executable,
             &["serve-rmcp", "--socket", &path_arg(&rmcp_socket)],
         )?;
         let rmcp_endpoint = rmcp::endpoint(&rmcp_socket, token.clone());
 
         // Kept alive until the throughput rows are done.
-        let (_java_process, java_endpoint) = match &plan.java {
+        let (java_process, java_endpoint) = match &plan.java {
             Ok(launch) => match start_java(launch, base.path()) {
                 Ok((process, endpoint, java_version)) => {
                     report.java = JavaTarget::Measured {
@@ -134,7 +146,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
                         warmup_calls: launch.warmup_calls,
                     };
                     eprintln!("Java target: {} warm-up calls", launch.warmup_calls);
-                    measure_latency(&endpoint, 0, launch.warmup_calls.max(1))?;
+                    measure_latency(&endpoint, ReadMode::Spinning, 0, launch.warmup_calls.max(1))?;
                     (Some(process), Some(endpoint))
                 }
                 Err(reason) => {
@@ -166,21 +178,37 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         if let Some(endpoint) = &java_endpoint {
             latency_targets.insert(1, (TargetKind::OursJava, endpoint.clone()));
         }
+        // Every target twice: read by a spinning client and by a blocking one.
+        let latency_targets: Vec<(TargetKind, LatencyProbe)> = ReadMode::BOTH
+            .into_iter()
+            .flat_map(|reads| {
+                latency_targets.iter().map(move |(target, endpoint)| {
+                    (
+                        *target,
+                        LatencyProbe {
+                            endpoint: endpoint.clone(),
+                            reads,
+                        },
+                    )
+                })
+            })
+            .collect();
         eprintln!("latency: {} targets, interleaved", latency_targets.len());
-        let endpoints: Vec<Endpoint> = latency_targets
+        let probes: Vec<LatencyProbe> = latency_targets
             .iter()
-            .map(|(_, endpoint)| endpoint.clone())
+            .map(|(_, probe)| probe.clone())
             .collect();
         let results = measure_latency_interleaved(
-            &endpoints,
+            &probes,
             plan.latency_warmup_calls,
             plan.latency_calls,
             plan.latency_rounds,
         )?;
-        for ((target, endpoint), result) in latency_targets.into_iter().zip(results) {
+        for ((target, probe), result) in latency_targets.into_iter().zip(results) {
             report.latency.push(LatencyRow {
                 target,
-                wire: endpoint.wire.label(),
+                wire: probe.endpoint.wire.label(),
+                reads: probe.reads,
                 result,
             });
         }
@@ -237,6 +265,51 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
                 });
             }
         }
+
+        eprintln!(
+            "idle: every server set with no clients, {:.0} s",
+            plan.idle_window.as_secs_f64()
+        );
+        drop(raw_process);
+        let mut watched = vec![
+            (TargetKind::Ours, ours_process.pid(), ThreadFilter::All),
+            (TargetKind::Rmcp, rmcp_process.pid(), ThreadFilter::All),
+        ];
+        if let Some(java) = &java_process {
+            watched.insert(
+                1,
+                (
+                    TargetKind::OursJava,
+                    java.pid(),
+                    ThreadFilter::NamePrefix(OUR_THREAD_PREFIX),
+                ),
+            );
+        }
+        report.idle = std::thread::scope(|scope| {
+            let watchers: Vec<_> = watched
+                .into_iter()
+                .map(|(target, pid, filter)| {
+                    let window = plan.idle_window;
+                    let threads = match filter {
+                        ThreadFilter::All => "all of the process's",
+                        ThreadFilter::NamePrefix(_) => "the library's (`ide-mcp-…`)",
+                    };
+                    let watcher = scope.spawn(move || measure_idle_cpu(pid, filter, window));
+                    (target, threads, watcher)
+                })
+                .collect();
+            watchers
+                .into_iter()
+                .map(|(target, threads, watcher)| IdleRow {
+                    target,
+                    threads,
+                    result: watcher
+                        .join()
+                        .map_err(|_| "the watcher panicked".to_owned())
+                        .and_then(|result| result.map_err(|error| error.to_string())),
+                })
+                .collect()
+        });
     }
 
     // Fresh processes that count their allocations, so earlier runs leave nothing behind. The
@@ -284,7 +357,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
     )?;
     let result = measure_idle_connections(
         &mut rmcp_process,
-        &rmcp::endpoint(&rmcp_socket, token),
+        &rmcp::endpoint(&rmcp_socket, token.clone()),
         plan.idle_connections,
     )?;
     report.memory.push(MemoryRow {
@@ -292,7 +365,91 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         wire: Wire::Lines.label(),
         result,
     });
+
+    report.instructions = if plan.count_instructions {
+        count_instructions(executable, base.path(), token)
+    } else {
+        Instructions::Skipped("left out with `--no-callgrind`".to_owned())
+    };
     Ok(report)
+}
+
+/// The prefix of every thread the library starts (Tokio workers, callback threads, notifier).
+const OUR_THREAD_PREFIX: &str = "ide-mcp-";
+
+/// Instructions per echo call of our servers (both wires) and of rmcp, each under callgrind.
+fn count_instructions(executable: &Path, base: &Path, token: Option<String>) -> Instructions {
+    let valgrind = match valgrind_version() {
+        Ok(version) => version,
+        Err(reason) => return Instructions::Skipped(reason),
+    };
+    let mut rows = Vec::new();
+    let mut runs = 0;
+    let mut work_directory = || {
+        runs += 1;
+        let directory = base.join(format!("callgrind-{runs}"));
+        std::fs::create_dir_all(&directory).map(|()| directory)
+    };
+    for wire in [Wire::Frames, Wire::Lines] {
+        eprintln!(
+            "instructions: ide-mcp over {} under callgrind",
+            wire.label()
+        );
+        let work = match work_directory() {
+            Ok(work) => work,
+            Err(error) => return Instructions::Skipped(error.to_string()),
+        };
+        let serve = |out: &Path| {
+            let base = out.with_extension("base");
+            std::fs::create_dir_all(&base).map_err(io_error("cannot create a directory"))?;
+            let arguments =
+                callgrind_arguments(out, executable, &["serve", "--base", &path_arg(&base)]);
+            spawn_program("valgrind", &arguments)
+        };
+        let endpoint = |process: &ServerProcess| {
+            ours::endpoint(&process.announced, ServerName::Code, wire)
+                .map_err(|error| BenchError(error.to_string()))
+        };
+        match measure_instructions(&work, &serve, &endpoint) {
+            Ok(result) => rows.push(InstructionsRow {
+                target: TargetKind::Ours,
+                wire: wire.label(),
+                result,
+            }),
+            Err(error) => return Instructions::Skipped(error.to_string()),
+        }
+    }
+    eprintln!("instructions: rmcp under callgrind");
+    let work = match work_directory() {
+        Ok(work) => work,
+        Err(error) => return Instructions::Skipped(error.to_string()),
+    };
+    let socket_of = |out: &Path| out.with_extension("sock");
+    let serve = |out: &Path| {
+        let socket = socket_of(out);
+        let arguments = callgrind_arguments(
+            out,
+            executable,
+            &["serve-rmcp", "--socket", &path_arg(&socket)],
+        );
+        spawn_program("valgrind", &arguments)
+    };
+    let endpoint = |process: &ServerProcess| Ok(rmcp::endpoint(&process.announced, token.clone()));
+    match measure_instructions(&work, &serve, &endpoint) {
+        Ok(result) => rows.push(InstructionsRow {
+            target: TargetKind::Rmcp,
+            wire: Wire::Lines.label(),
+            result,
+        }),
+        Err(error) => return Instructions::Skipped(error.to_string()),
+    }
+    Instructions::Measured { valgrind, rows }
+}
+
+fn spawn_program(program: &str, arguments: &[String]) -> Result<ServerProcess, BenchError> {
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    ServerProcess::spawn(Path::new(program), &arguments)
+        .map_err(|error| BenchError(format!("cannot start `{program}`: {error}")))
 }
 
 /// Starts the Java echo server; the error is the reason the Java rows are missing.

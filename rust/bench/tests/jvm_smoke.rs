@@ -8,10 +8,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use ide_mcp_bench::load::{measure_latency_interleaved, measure_throughput, ThroughputPlan};
+use ide_mcp_bench::load::{
+    measure_latency_interleaved, measure_throughput, LatencyProbe, ReadMode, ThroughputPlan,
+};
 use ide_mcp_bench::machine::Machine;
 use ide_mcp_bench::report::{
-    BenchReport, JavaTarget, LatencyRow, Settings, TargetKind, ThroughputRow,
+    BenchReport, Instructions, JavaTarget, LatencyRow, Settings, TargetKind, ThroughputRow,
 };
 use ide_mcp_bench::server_process::ServerProcess;
 use ide_mcp_bench::targets::{jvm, ours};
@@ -69,13 +71,20 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
             ours::endpoint(&java.announced, ServerName::Code, Wire::Frames).unwrap(),
         ),
     ];
-    let endpoints: Vec<_> = targets
-        .iter()
-        .map(|(_, endpoint)| endpoint.clone())
+    // Every target once spinning and once blocking, as the real run does.
+    let probes: Vec<LatencyProbe> = ReadMode::BOTH
+        .into_iter()
+        .flat_map(|reads| {
+            targets.iter().map(move |(_, endpoint)| LatencyProbe {
+                endpoint: endpoint.clone(),
+                reads,
+            })
+        })
         .collect();
-    let results = measure_latency_interleaved(&endpoints, 5, CALLS, 2).unwrap();
+    let results = measure_latency_interleaved(&probes, 5, CALLS, 2).unwrap();
     let mut latency = Vec::new();
-    for ((target, endpoint), result) in targets.iter().zip(results) {
+    let kinds = targets.iter().map(|(target, _)| *target).cycle();
+    for ((target, probe), result) in kinds.zip(&probes).zip(results) {
         assert_eq!(result.calls, CALLS);
         assert!(result.percentiles.p99_us >= result.percentiles.p50_us);
         assert!(
@@ -83,8 +92,9 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
             "{target:?}: a reply was validated"
         );
         latency.push(LatencyRow {
-            target: *target,
-            wire: endpoint.wire.label(),
+            target,
+            wire: probe.endpoint.wire.label(),
+            reads: probe.reads,
             result,
         });
     }
@@ -126,6 +136,8 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
         latency,
         throughput,
         memory: Vec::new(),
+        idle: Vec::new(),
+        instructions: Instructions::Skipped("not counted".to_owned()),
         java: JavaTarget::Measured {
             jar: jar.display().to_string(),
             java_version,
@@ -133,7 +145,7 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
         },
     };
     let markdown = report.to_markdown();
-    assert!(markdown.contains("| JVM hop ≤ 10 µs at p50"), "{markdown}");
-    assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON |"));
+    assert!(markdown.contains("| JVM hop ≤ 6 µs at p50"), "{markdown}");
+    assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking |"));
     assert!(markdown.contains("### Java handler through JNI"));
 }

@@ -5,13 +5,16 @@
 
 use std::time::Duration;
 
+use ide_mcp_bench::idle::{measure_idle_cpu, ThreadFilter};
 use ide_mcp_bench::load::{
-    measure_latency, measure_latency_interleaved, measure_throughput, ThroughputPlan,
+    measure_latency, measure_latency_interleaved, measure_throughput, LatencyProbe, ReadMode,
+    ThroughputPlan,
 };
 use ide_mcp_bench::machine::Machine;
 use ide_mcp_bench::memory::measure_idle_connections;
 use ide_mcp_bench::report::{
-    BenchReport, JavaTarget, LatencyRow, MemoryRow, Settings, TargetKind, ThroughputRow,
+    BenchReport, Instructions, JavaTarget, LatencyRow, MemoryRow, Settings, TargetKind,
+    ThroughputRow,
 };
 use ide_mcp_bench::server_process::ServerProcess;
 use ide_mcp_bench::targets::{ours, raw, rmcp};
@@ -51,13 +54,20 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         ),
         (TargetKind::Rmcp, rmcp::endpoint(&rmcp_socket, token)),
     ];
-    let endpoints: Vec<_> = targets
-        .iter()
-        .map(|(_, endpoint)| endpoint.clone())
+    // Every target once spinning and once blocking, as the real run does.
+    let probes: Vec<LatencyProbe> = ReadMode::BOTH
+        .into_iter()
+        .flat_map(|reads| {
+            targets.iter().map(move |(_, endpoint)| LatencyProbe {
+                endpoint: endpoint.clone(),
+                reads,
+            })
+        })
         .collect();
-    let results = measure_latency_interleaved(&endpoints, 5, CALLS, 3).unwrap();
+    let results = measure_latency_interleaved(&probes, 5, CALLS, 3).unwrap();
     let mut latency = Vec::new();
-    for ((target, endpoint), result) in targets.iter().zip(results) {
+    let kinds = targets.iter().map(|(target, _)| *target).cycle();
+    for ((target, probe), result) in kinds.zip(&probes).zip(results) {
         assert_eq!(result.calls, CALLS);
         assert!(result.percentiles.p50_us > 0.0);
         assert!(result.percentiles.p99_us >= result.percentiles.p50_us);
@@ -66,12 +76,13 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
             "{target:?}: a reply was validated"
         );
         latency.push(LatencyRow {
-            target: *target,
-            wire: endpoint.wire.label(),
+            target,
+            wire: probe.endpoint.wire.label(),
+            reads: probe.reads,
             result,
         });
     }
-    let single = measure_latency(&targets[0].1, 1, CALLS).unwrap();
+    let single = measure_latency(&targets[0].1, ReadMode::Blocking, 1, CALLS).unwrap();
     assert_eq!(single.calls, CALLS);
     assert_eq!(
         latency[0].result.request_bytes, latency[2].result.request_bytes,
@@ -119,11 +130,14 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         latency,
         throughput,
         memory: Vec::<MemoryRow>::new(),
+        idle: Vec::new(),
+        instructions: Instructions::Skipped("not counted".to_owned()),
         java: JavaTarget::Skipped("no jar".to_owned()),
     };
     let markdown = report.to_markdown();
     assert!(markdown.contains("### Goals"));
-    assert!(markdown.contains("| ide-mcp | frames/TOON |"));
+    assert!(markdown.contains("| ide-mcp | frames/TOON | spinning |"));
+    assert!(markdown.contains("| ide-mcp | frames/TOON | blocking |"));
     assert!(
         markdown.contains("Not measured in this run: no jar."),
         "a run without the jar says so"
@@ -150,4 +164,27 @@ fn idle_connections_are_measured_in_a_separate_server_process() {
         .expect("the server process counts its allocations");
     assert!(heap > 0.0, "idle connections hold some heap");
     assert!(!result.largest_growth.is_empty());
+}
+
+#[test]
+fn an_idle_server_process_is_watched_thread_by_thread() {
+    let base = tempfile::tempdir().unwrap();
+    let base_arg = base.path().to_string_lossy().into_owned();
+    let server = ServerProcess::spawn(
+        env!("CARGO_BIN_EXE_ide-mcp-bench").as_ref(),
+        &["serve", "--base", &base_arg],
+    )
+    .unwrap();
+    let window = Duration::from_millis(300);
+    let all = measure_idle_cpu(server.pid(), ThreadFilter::All, window).unwrap();
+    assert!(all.window >= window);
+    // The main thread and the runtime's workers at least.
+    assert!(all.threads >= 3, "{all:?}");
+    let ours =
+        measure_idle_cpu(server.pid(), ThreadFilter::NamePrefix("ide-mcp-io"), window).unwrap();
+    assert_eq!(
+        ours.threads,
+        ide_mcp_server::ServerConfig::default().worker_threads,
+        "only the named threads are counted"
+    );
 }

@@ -1,6 +1,10 @@
 //! The server's traits implemented by Java objects: a tool handler, the Security Guard and
 //! the host. Each method runs on a tokio worker, so it never touches JNI: it queues a job
 //! for a callback thread and awaits the answer on a oneshot.
+//!
+//! A call whose guard and handler are both Java is one job (`judge_and_start`): the callback
+//! thread judges it, asks the call's gate, and runs the handler at once when the gate opens,
+//! so the call crosses into the JVM once instead of twice.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,6 +16,7 @@ use ide_mcp_server::HandlerFuture;
 use ide_mcp_server::ToolCollision;
 use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
 use ide_mcp_server::{GuardRequest, Verdict, VerdictFuture};
+use ide_mcp_server::{JointCall, JointFuture, JointOutcome};
 use jni::Env;
 use tokio::sync::oneshot;
 
@@ -58,6 +63,11 @@ fn ready<T: Send + 'static>(value: T) -> Pin<Box<dyn Future<Output = T> + Send +
 }
 
 impl ToolHandler for JavaToolHandler {
+    fn joint_entry(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        // A Java guard starts this handler in the same job as its judgement.
+        Some(self)
+    }
+
     fn call(&self, call: ToolCall) -> HandlerFuture {
         let (answer, answered) = oneshot::channel();
         let cancellation = call.cancellation.clone();
@@ -176,20 +186,101 @@ pub fn decode_verdict(encoded: &str) -> Result<Verdict, String> {
     }
 }
 
+/// On a callback thread: the Java guard's verdict on `call`.
+fn judge_in_java(env: &mut Env<'_>, guard: &JavaRef, call: &GuardCall) -> Result<Verdict, String> {
+    callbacks::get()
+        .and_then(|java| java.judge(env, guard.as_obj(), call))
+        .map_err(|error| match error {
+            crate::error::BridgeError::Java(thrown) => format!("it threw {thrown}"),
+            other => other.to_string(),
+        })
+        .and_then(|encoded| decode_verdict(&encoded))
+}
+
+/// How far the one job of a joint call got, told to the call's future.
+enum JointStage {
+    /// The gate stayed shut: the verdict (or why there is none); the handler did not run.
+    Refused(Result<Verdict, String>),
+    /// The gate opened and the handler was started; its answer comes as any handler's does.
+    Started,
+}
+
 impl SecurityGuard for JavaSecurityGuard {
+    fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
+        let java_handler = handler
+            .joint_entry()
+            .and_then(|entry| entry.downcast_ref::<JavaToolHandler>())?;
+        let JointCall {
+            request,
+            cancellation,
+            progress,
+            gate,
+        } = call;
+        // Serialised once: the guard judges this very text, and the handler gets it.
+        let judged = guard_call(&request);
+        let (answer, answered) = oneshot::channel();
+        let id = pending::register_call(PendingCall {
+            answer,
+            cancellation: cancellation.clone(),
+            progress,
+            context: None,
+        });
+        let end = CallEnd { id };
+        let (stage, staged) = oneshot::channel();
+        let guard = Arc::clone(&self.guard);
+        let handler = Arc::clone(&java_handler.handler);
+        let job: threads::Job =
+            Box::new(
+                move |env: &mut Env<'_>| match judge_in_java(env, &guard, &judged) {
+                    Ok(verdict) if gate.admit(&verdict) => {
+                        let _ = stage.send(JointStage::Started);
+                        run_java_handler(
+                            env,
+                            &handler,
+                            id,
+                            judged.call_number,
+                            &judged.arguments_json,
+                            verdict == Verdict::AllowExplicitly,
+                        );
+                    }
+                    verdict => {
+                        let _ = stage.send(JointStage::Refused(verdict));
+                    }
+                },
+            );
+        if threads::submit(job).is_err() {
+            drop(end);
+            return Some(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
+        }
+        Some(Box::pin(async move {
+            let _end = end;
+            let staged = tokio::select! {
+                staged = staged => staged,
+                _ = cancellation.cancelled() => {
+                    return JointOutcome::Judged(Err("cancelled".to_owned()));
+                }
+            };
+            match staged {
+                Ok(JointStage::Refused(verdict)) => JointOutcome::Judged(verdict),
+                Ok(JointStage::Started) => JointOutcome::Handled(tokio::select! {
+                    answer = answered => answer.unwrap_or_else(|_| {
+                        Err(ToolError::new("the Java handler ended without answering"))
+                    }),
+                    _ = cancellation.cancelled() => Err(ToolError::new("cancelled")),
+                }),
+                Err(_) => JointOutcome::Judged(Err(
+                    "the Security Guard ended without answering".to_owned()
+                )),
+            }
+        }))
+    }
+
     fn judge(&self, request: &GuardRequest) -> VerdictFuture {
         let (answer, answered) = oneshot::channel();
         let call = guard_call(request);
         let guard = Arc::clone(&self.guard);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            let verdict = callbacks::get()
-                .and_then(|java| java.judge(env, guard.as_obj(), &call))
-                .map_err(|error| match error {
-                    crate::error::BridgeError::Java(thrown) => format!("it threw {thrown}"),
-                    other => other.to_string(),
-                })
-                .and_then(|encoded| decode_verdict(&encoded));
-            let _ = answer.send(verdict);
+            let _ = answer.send(judge_in_java(env, &guard, &call));
         });
         if threads::submit(job).is_err() {
             return ready(Err(BUSY.to_owned()));

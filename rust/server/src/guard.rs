@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::handler::{ToolError, ToolHandler};
+use crate::joint::JointCall;
 use crate::server_name::ServerName;
 use crate::tool::ToolAnnotations;
 
@@ -70,10 +72,34 @@ pub struct ClientIdentity {
     pub connection_id: u64,
 }
 
+/// A boxed future for a call judged and (when the checkpoint let it run) handled in one entry.
+pub type JointFuture = Pin<Box<dyn Future<Output = JointOutcome> + Send + 'static>>;
+
+/// How a call entered through [`SecurityGuard::judge_and_start`] ended.
+#[derive(Debug)]
+pub enum JointOutcome {
+    /// The gate did not let the handler start (or the guard failed): the verdict goes back to
+    /// the checkpoint, which goes on as after [`SecurityGuard::judge`]. The handler never ran.
+    Judged(Result<Verdict, String>),
+    /// The gate let the handler start: its result.
+    Handled(Result<Value, ToolError>),
+}
+
 /// A policy that judges each call.
 pub trait SecurityGuard: Send + Sync + 'static {
     /// Judges one call. An `Err` (the guard itself failed) is a denial.
     fn judge(&self, request: &GuardRequest) -> VerdictFuture;
+
+    /// Judges a call and, in the same entry, starts its handler if the server's checkpoint
+    /// lets the call run at once: for a guard that lives where `handler` lives (the JVM),
+    /// so that a call crosses over once instead of twice. The guard must pass the verdict to
+    /// [`JointCall::gate`] and start the handler only when it answers `true`, with exactly
+    /// the arguments it judged (`call.request.arguments`). `None` when this guard cannot do
+    /// that for `handler` (the default): the server then judges and calls separately.
+    fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
+        let _ = (handler, call);
+        None
+    }
 }
 
 /// A guard that allows everything: for tests and the test server, never for an IDE.

@@ -17,6 +17,13 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// finish soon after `call.cancellation` fires, but the server never waits for that:
     /// a cancelled or timed-out call is answered (or silenced) at once.
     fn call(&self, call: ToolCall) -> HandlerFuture;
+
+    /// This handler as a guard that can start it in the same entry as its judgement sees it
+    /// (see `SecurityGuard::judge_and_start`): `None` (the default) for a handler that runs
+    /// where it is called.
+    fn joint_entry(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        None
+    }
 }
 
 impl<F, Fut> ToolHandler for F

@@ -20,6 +20,7 @@ pub mod diagnostics;
 mod guard;
 mod handler;
 mod host;
+mod joint;
 mod limits;
 mod listener;
 pub mod live_sets;
@@ -45,9 +46,13 @@ pub mod wire;
 pub use audit::{AuditRecord, AuditVerdict};
 pub use clock::{Clock, ManualClock, SystemMonotonicClock};
 pub use config::{ServerConfig, QUEUE_DEPTH};
-pub use guard::{AllowAll, ClientIdentity, GuardRequest, SecurityGuard, Verdict, VerdictFuture};
+pub use guard::{
+    AllowAll, ClientIdentity, GuardRequest, JointFuture, JointOutcome, SecurityGuard, Verdict,
+    VerdictFuture,
+};
 pub use handler::{HandlerFuture, ProgressReport, ProgressSink, ToolCall, ToolError, ToolHandler};
 pub use host::{AnswerFuture, HeadlessHost, Host};
+pub use joint::{JointCall, RunGate};
 pub use limits::DecodeLimits;
 pub use policy::PATH_KEYWORD;
 pub use process_info::ClientProcess;

@@ -253,10 +253,11 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
 line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"%s":"%s"}}}\n' % (sys.argv[3], sys.argv[2])
-s.sendall(line.encode())
 s.settimeout(20)
 data = b""
 try:
+    # A rejected client may be closed before it even sends.
+    s.sendall(line.encode())
     while not data.endswith(b"\n"):
         chunk = s.recv(65536)
         if not chunk:

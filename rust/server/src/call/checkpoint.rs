@@ -61,8 +61,50 @@ pub(crate) async fn decide(
     timeouts: CheckpointTimeouts,
 ) -> Decision {
     let verdict = match tokio::time::timeout(timeouts.guard, guard.judge(request)).await {
-        Ok(Ok(verdict)) => verdict,
-        Ok(Err(error)) => {
+        Ok(verdict) => verdict,
+        Err(_) => return guard_timed_out(timeouts),
+    };
+    decide_on(verdict, host, request, audit_concerns, timeouts).await
+}
+
+/// The refusal when the guard did not answer within its timeout.
+pub(crate) fn guard_timed_out(timeouts: CheckpointTimeouts) -> Decision {
+    let waited = timeouts.guard.as_millis();
+    Decision::refuse(
+        format!("denied: the Security Guard did not answer within {waited} ms; nothing ran"),
+        format!("denied: the Security Guard did not answer within {waited} ms"),
+    )
+}
+
+/// The decision when the verdict lets the call run without asking anyone: an allow with no
+/// concern of the baseline policy, or an explicit allow, for a tool that is not destructive.
+/// `None` when the call is refused or a person must be asked.
+pub(crate) fn decide_at_once(
+    verdict: &Verdict,
+    concerns: &[String],
+    destructive: bool,
+) -> Option<Decision> {
+    match verdict {
+        Verdict::Allow if !concerns.is_empty() => None,
+        Verdict::Allow | Verdict::AllowExplicitly if !destructive => Some(Decision::run(
+            "allowed by the Security Guard",
+            *verdict == Verdict::AllowExplicitly,
+        )),
+        _ => None,
+    }
+}
+
+/// The checkpoint after the guard answered (or failed): run at once, refuse, or ask the host.
+pub(crate) async fn decide_on(
+    verdict: Result<Verdict, String>,
+    host: &dyn Host,
+    request: &GuardRequest,
+    audit_concerns: &[String],
+    timeouts: CheckpointTimeouts,
+) -> Decision {
+    let verdict = match verdict {
+        Ok(verdict) => verdict,
+        Err(error) => {
             return Decision::refuse(
                 format!(
                     "denied: the Security Guard failed while judging `{}` ({error}); nothing ran",
@@ -71,16 +113,11 @@ pub(crate) async fn decide(
                 "denied: the Security Guard failed",
             )
         }
-        Err(_) => {
-            let waited = timeouts.guard.as_millis();
-            return Decision::refuse(
-                format!(
-                    "denied: the Security Guard did not answer within {waited} ms; nothing ran"
-                ),
-                format!("denied: the Security Guard did not answer within {waited} ms"),
-            );
-        }
     };
+    if let Some(run) = decide_at_once(&verdict, &request.concerns, request.annotations.destructive)
+    {
+        return run;
+    }
     let explicitly_allowed = verdict == Verdict::AllowExplicitly;
     let prompt = match verdict {
         Verdict::Deny { reason } => {
@@ -100,9 +137,6 @@ pub(crate) async fn decide(
                     audit_concerns.join("; ")
                 ),
             )
-        }
-        Verdict::Allow | Verdict::AllowExplicitly if !request.annotations.destructive => {
-            return Decision::run("allowed by the Security Guard", explicitly_allowed)
         }
         Verdict::Allow | Verdict::AllowExplicitly => format!(
             "`{}` ({}) may change or destroy data. Run it?",

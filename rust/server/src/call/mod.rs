@@ -34,9 +34,9 @@ pub(crate) async fn start(shared: &Shared, call: RunCall) {
         shared.tasks.spawn(call);
     }
     if started.elapsed() > INLINE_CALL_YIELD_AFTER {
-        // A handler that computed for long before answering: let the writer (queued behind
-        // this task on this thread) and other tasks run before the next message, as they
-        // would have while the call ran in a task of its own.
+        // A handler that computed for long before answering: let other tasks (other
+        // connections, call tasks on this thread) run before the next message, as they would
+        // have while the call ran in a task of its own.
         tokio::task::yield_now().await;
     }
 }

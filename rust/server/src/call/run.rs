@@ -1,23 +1,25 @@
 //! One `run(tool, args)` call from admission to reply: lookup, schema validation, the
 //! Security Guard, the handler under its deadline, progress, and the output budget.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use futures::FutureExt;
 use ide_mcp_protocol::jsonrpc::{Id, Response};
 use ide_mcp_protocol::toon;
 use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{AuditRecord, AuditVerdict};
-use crate::call::checkpoint::{decide, CheckpointTimeouts, Decision};
+use crate::call::checkpoint::{decide, decide_on, guard_timed_out, CheckpointTimeouts, Decision};
 use crate::call::progress::ProgressForwarder;
-use crate::guard::{ClientIdentity, GuardRequest};
-use crate::handler::ToolCall;
+use crate::guard::{ClientIdentity, GuardRequest, JointOutcome, Verdict};
+use crate::handler::{ToolCall, ToolError};
+use crate::joint::{JointCall, RunGate};
 use crate::limits::json_size_within;
 use crate::mcp::{Era, RunArguments, ServerResult, ToolResult};
 use crate::meta_tools::{parameters, within_budget};
@@ -123,57 +125,49 @@ impl RunCall {
             client: self.client.clone(),
             concerns: baseline.concerns,
         };
-        let judging_started = Instant::now();
-        let timeouts = CheckpointTimeouts {
-            guard: self.shared.config.guard_timeout,
-            confirmation: self.shared.config.confirmation_timeout,
-        };
-        // A guard or host that panics is a guard that failed: a denial, never a lost reply.
-        let decision = AssertUnwindSafe(decide(
-            self.shared.guard.as_ref(),
-            self.shared.host.as_ref(),
-            &request,
-            &audit_concerns,
-            timeouts,
-        ))
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|_panic| {
-            Decision::refuse(
-                format!(
-                    "denied: the Security Guard failed while judging `{}` (it crashed); nothing ran",
-                    request.tool
-                ),
-                "denied: the Security Guard crashed",
-            )
-        });
-        let verdict = if decision.run {
-            AuditVerdict::Allowed
-        } else {
-            AuditVerdict::Denied
-        };
-        self.shared.audit.record(AuditRecord {
-            at: SystemTime::now(),
+        let audit = AuditDraft {
             client: self.client.clone(),
             server: self.server,
             domain: tool.domain.clone(),
             tool: tool.name.clone(),
             arguments: argument_names,
-            verdict,
-            reason: decision.audit_reason,
-            duration: judging_started.elapsed(),
-        });
-        if !decision.run {
-            return ToolResult::error(decision.reason);
-        }
-        drop(request);
-        // The guard's copy is gone, so this is the very value it judged, moved, not re-parsed.
-        let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
+            started: Instant::now(),
+        };
+        let timeouts = CheckpointTimeouts {
+            guard: self.shared.config.guard_timeout,
+            confirmation: self.shared.config.confirmation_timeout,
+        };
+        let guard = self.shared.guard.as_ref();
+        let host = self.shared.host.as_ref();
+        let handled = 'handled: {
+            let entered = self.enter_once(&tool, &request, &audit, timeouts).await;
+            // A guard or host that panics is a guard that failed: a denial, never a lost reply.
+            let decision = match entered {
+                // Judged and handled in one entry; the gate wrote the audit record.
+                Entered::Handled(result) => break 'handled result,
+                Entered::Refused(decision) => decision,
+                Entered::Judged(verdict) => {
+                    let deciding = decide_on(verdict, host, &request, &audit_concerns, timeouts);
+                    unless_it_panics(deciding, &request.tool).await
+                }
+                Entered::Unsupported => {
+                    let deciding = decide(guard, host, &request, &audit_concerns, timeouts);
+                    unless_it_panics(deciding, &request.tool).await
+                }
+            };
+            self.shared.audit.record(audit.record(&decision));
+            if !decision.run {
+                return ToolResult::error(decision.reason);
+            }
+            drop(request);
+            // The guard's copy is gone, so this is the very value it judged, moved, not
+            // re-parsed.
+            let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|shared| (*shared).clone());
+            self.invoke(&tool, arguments, call_number, decision.explicitly_allowed)
+                .await
+        };
         let max_result_bytes = self.shared.config.max_result_bytes;
-        match self
-            .invoke(&tool, arguments, call_number, decision.explicitly_allowed)
-            .await
-        {
+        match handled {
             Ok(value) if json_size_within(&value, max_result_bytes).is_none() => {
                 ToolResult::error(format!(
                     "`{}` produced a result larger than {max_result_bytes} bytes, which was \
@@ -184,6 +178,92 @@ impl RunCall {
             Ok(value) => ToolResult::success(toon::encode(&value, &toon::EncodeOptions::default())),
             Err(message) => ToolResult::error(message),
         }
+    }
+
+    /// Offers the guard to judge the call and start its handler in one entry (a Java guard
+    /// and a Java handler: one crossing into the JVM instead of two). The verdict must reach
+    /// the call's gate within the guard timeout; from the moment the gate opens (the audit
+    /// record written), the handler runs under its deadline as in [`RunCall::invoke`].
+    async fn enter_once(
+        &self,
+        tool: &RegisteredTool,
+        request: &GuardRequest,
+        audit: &AuditDraft,
+        timeouts: CheckpointTimeouts,
+    ) -> Entered {
+        // Only a handler that offers a joint entry can be started by a guard; for the others
+        // (every Rust handler) nothing is built.
+        if tool.handler.joint_entry().is_none() {
+            return Entered::Unsupported;
+        }
+        let (started, mut handler_started) = oneshot::channel();
+        let (gate, closer) = {
+            let shared = Arc::clone(&self.shared);
+            let audit = audit.clone();
+            RunGate::new(request, self.cancellation.clone(), move |decision| {
+                shared.audit.record(audit.record(decision));
+                let _ = started.send(());
+            })
+        };
+        let (progress, mut forwarder) = ProgressForwarder::new(
+            self.progress_token.clone(),
+            self.shared.config.progress_heartbeat,
+            &self.outgoing,
+        );
+        let call = JointCall {
+            request: request.clone(),
+            cancellation: self.cancellation.child_token(),
+            progress,
+            gate,
+        };
+        let Some(joint) = self
+            .shared
+            .guard
+            .judge_and_start(tool.handler.as_ref(), call)
+        else {
+            return Entered::Unsupported;
+        };
+        let mut joint = AssertUnwindSafe(joint).catch_unwind();
+        tokio::select! {
+            biased;
+            outcome = &mut joint => {
+                return match outcome {
+                    Ok(JointOutcome::Judged(verdict)) => Entered::Judged(verdict),
+                    Ok(JointOutcome::Handled(result)) => {
+                        Entered::Handled(handler_outcome(tool, Duration::ZERO, Ok(Ok(result))))
+                    }
+                    // Past the gate the handler crashed; before it, the guard did.
+                    Err(_panic) if closer.shut() => {
+                        Entered::Handled(handler_outcome(tool, Duration::ZERO, Ok(Err(()))))
+                    }
+                    Err(_panic) => Entered::Refused(guard_crashed(&request.tool)),
+                };
+            }
+            // A gate that stays shut drops the sender without a word: not a start.
+            Ok(()) = &mut handler_started => {}
+            _ = tokio::time::sleep(timeouts.guard) => {
+                // Shut now, the handler never starts; unless it started at this very moment.
+                if !closer.shut() {
+                    return Entered::Refused(guard_timed_out(timeouts));
+                }
+            }
+        }
+        let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(deadline, joint) => outcome,
+            never = forwarder.forward(&tool.name) => match never {},
+        };
+        let outcome = outcome.map(|finished| {
+            finished
+                .map_err(|_panic| ())
+                .and_then(|outcome| match outcome {
+                    JointOutcome::Handled(result) => Ok(result),
+                    // A guard that let the handler start and then reported a verdict broke
+                    // its contract; the call fails like a crashed handler.
+                    JointOutcome::Judged(_) => Err(()),
+                })
+        });
+        Entered::Handled(handler_outcome(tool, deadline, outcome))
     }
 
     /// Runs the handler under the tool's deadline, forwarding progress while it runs.
@@ -212,21 +292,92 @@ impl RunCall {
             outcome = tokio::time::timeout(deadline, handler) => outcome,
             never = forwarder.forward(&tool.name) => match never {},
         };
-        match outcome {
-            Ok(Ok(Ok(value))) => Ok(value),
-            Ok(Ok(Err(error))) => Err(format!("`{}` failed: {}", tool.name, error.message())),
-            Ok(Err(_panic)) => Err(format!(
-                "`{}` failed: its handler crashed (an internal error in the IDE); the call did not \
-                 complete",
-                tool.name
-            )),
-            Err(_elapsed) => Err(format!(
-                "`{}` did not finish within its deadline of {} ms and was cancelled; narrow the \
-                 request or try again",
-                tool.name,
-                deadline.as_millis()
-            )),
+        handler_outcome(tool, deadline, outcome.map(|ran| ran.map_err(|_panic| ())))
+    }
+}
+
+/// What became of a call past the checkpoint.
+enum Entered {
+    /// The guard cannot start the handler in the same entry: judge, then call.
+    Unsupported,
+    /// The verdict came back with the handler not started: the checkpoint goes on with it.
+    Judged(Result<Verdict, String>),
+    /// Refused before the handler started (the guard timed out or crashed).
+    Refused(Decision),
+    /// The handler ran: its result, or what went wrong.
+    Handled(Result<Value, String>),
+}
+
+/// The checkpoint's decision, or a denial when the guard or the host panicked in it.
+async fn unless_it_panics(deciding: impl Future<Output = Decision>, tool: &str) -> Decision {
+    AssertUnwindSafe(deciding)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_panic| guard_crashed(tool))
+}
+
+/// Everything of a call's audit record but the decision, so that whoever decides (the call,
+/// or a gate on another thread) writes the same record.
+#[derive(Clone)]
+struct AuditDraft {
+    client: ClientIdentity,
+    server: ServerName,
+    domain: String,
+    tool: String,
+    arguments: Vec<String>,
+    started: Instant,
+}
+
+impl AuditDraft {
+    fn record(&self, decision: &Decision) -> AuditRecord {
+        AuditRecord {
+            at: SystemTime::now(),
+            client: self.client.clone(),
+            server: self.server,
+            domain: self.domain.clone(),
+            tool: self.tool.clone(),
+            arguments: self.arguments.clone(),
+            verdict: if decision.run {
+                AuditVerdict::Allowed
+            } else {
+                AuditVerdict::Denied
+            },
+            reason: decision.audit_reason.clone(),
+            duration: self.started.elapsed(),
         }
+    }
+}
+
+fn guard_crashed(tool: &str) -> Decision {
+    Decision::refuse(
+        format!(
+            "denied: the Security Guard failed while judging `{tool}` (it crashed); nothing ran"
+        ),
+        "denied: the Security Guard crashed",
+    )
+}
+
+/// A handler's result in the words the model gets: the value, or what went wrong (`Err(())`
+/// inside is a crash; the outer `Err` is the deadline, `deadline` long).
+fn handler_outcome(
+    tool: &RegisteredTool,
+    deadline: Duration,
+    outcome: Result<Result<Result<Value, ToolError>, ()>, tokio::time::error::Elapsed>,
+) -> Result<Value, String> {
+    match outcome {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(error))) => Err(format!("`{}` failed: {}", tool.name, error.message())),
+        Ok(Err(())) => Err(format!(
+            "`{}` failed: its handler crashed (an internal error in the IDE); the call did not \
+             complete",
+            tool.name
+        )),
+        Err(_elapsed) => Err(format!(
+            "`{}` did not finish within its deadline of {} ms and was cancelled; narrow the \
+             request or try again",
+            tool.name,
+            deadline.as_millis()
+        )),
     }
 }
 

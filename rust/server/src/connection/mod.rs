@@ -1,14 +1,14 @@
 //! The transport layer of one connection: hold it while the host decides on an unexpected
 //! client, read its bytes under the read timers, cut them into payloads for its session, and
-//! write every reply through one writer task.
+//! write every reply — all from the connection's one task.
 //!
 //! - [`admission_hold`]: an unexpected client waits here for the host's answer.
 //! - [`read_timing`]: the first-message, header, body and idle timers.
-//! - [`writer`]: the writer task and its write timeout.
+//! - [`outbox`]: the writing side (the outgoing queue, coalescing, the write timeout).
 
 mod admission_hold;
+mod outbox;
 mod read_timing;
-mod writer;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +24,7 @@ use crate::session::in_flight::InFlightCalls;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::wire::{Wire, WireDecoder};
+use outbox::Outbox;
 use read_timing::{Expiry, ReadTiming};
 
 /// Room in the outgoing queue beyond the slots reserved by in-flight calls, for control
@@ -76,7 +77,12 @@ pub(crate) async fn serve(
     let inbound_ceiling = shared.config.inbound_message_ceiling();
     let mut decoder = WireDecoder::new(inbound_ceiling);
     let mut buffer = early_bytes;
-    let mut writer = Some((write_half, outgoing_queue));
+    let mut outbox = Outbox::new(
+        write_half,
+        outgoing_queue,
+        shared.config.max_frame_bytes,
+        shared.config.write_timeout,
+    );
     let mut timing = ReadTiming {
         accepted_at,
         saw_message: false,
@@ -93,17 +99,17 @@ pub(crate) async fn serve(
             timing.message_started = None;
             timing.last_activity = Instant::now();
             let wire = decoder.wire().unwrap_or(Wire::Frames);
-            if let Some((write_half, queue)) = writer.take() {
-                shared.tasks.spawn(writer::write_replies(
-                    write_half,
-                    queue,
-                    wire,
-                    shared.config.max_frame_bytes,
-                    shared.config.write_timeout,
-                    cancellation.clone(),
-                ));
+            // The session may wait (for room in the queue, for a place under the connection
+            // cap); meanwhile the outbox keeps writing, so it never waits for itself.
+            // Pinned where it is built: the future is large, and moving it into the outbox's
+            // future would make every idle connection hold copies of it.
+            let handled = {
+                let handling = std::pin::pin!(session.handle_payload(wire, &payload));
+                outbox.alongside(wire, handling).await
+            };
+            if let Err(reason) = handled {
+                break 'connection reason;
             }
-            session.handle_payload(wire, &payload).await;
             // Only a valid token shows who a connection is: until one, the first-message
             // timer keeps running, whatever else arrives.
             timing.saw_message = session.authenticated.is_some();
@@ -116,6 +122,12 @@ pub(crate) async fn serve(
                     shared.config.max_bad_messages
                 );
             }
+        }
+        // Replies of calls that finished inline, and control replies: out now, from this
+        // task, in one write for every message this read brought.
+        let wire = decoder.wire().unwrap_or(Wire::Frames);
+        if let Err(reason) = outbox.write_ready(wire) {
+            break 'connection reason;
         }
         if buffer.is_empty() {
             // An idle connection keeps no read buffer at all.
@@ -133,6 +145,11 @@ pub(crate) async fn serve(
         tokio::select! {
             biased;
             _ = cancellation.cancelled() => break 'connection "closed".to_owned(),
+            // Replies of calls that ran in tasks of their own, and the rest of a batch the
+            // socket did not take at once.
+            written = outbox.step(wire) => if let Err(reason) = written {
+                break 'connection reason;
+            },
             _ = tokio::time::sleep_until(deadline.into()) => match expiry {
                 Expiry::Close(reason) => break 'connection reason.to_owned(),
                 Expiry::Recheck => timing.last_activity = Instant::now(),
@@ -162,6 +179,8 @@ pub(crate) async fn serve(
     // A closed connection cancels all of its calls; their tasks end without replying.
     cancellation.cancel();
     session.in_flight.cancel_all();
+    // What was answered before the close still goes out, within the write timeout.
+    outbox.finish(decoder.wire().unwrap_or(Wire::Frames)).await;
 }
 
 /// Why a byte stream cannot go on, for the log: an oversize message says where the limit

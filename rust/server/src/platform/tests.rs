@@ -173,9 +173,15 @@ fn a_child_is_ours_until_it_exits() {
         process::executable(pid).unwrap().file_name(),
         std::env::current_exe().unwrap().file_name()
     );
-    assert!(process::command_line(pid)
-        .iter()
-        .any(|argument| argument == "--ignored"));
+    // A spawn returns once the child's exec has begun, which on Linux can be before the
+    // kernel has set up its arguments (they read as empty until then): wait for them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut arguments = process::command_line(pid);
+    while arguments.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        arguments = process::command_line(pid);
+    }
+    assert!(arguments.iter().any(|argument| argument == "--ignored"));
     drop(child.stdin.take());
     assert!(child.wait().unwrap().success());
     assert_eq!(

@@ -11,7 +11,7 @@ pub(crate) mod fs;
 pub(crate) type Listener = tokio::net::UnixListener;
 /// An accepted connection.
 pub(crate) type Stream = tokio::net::UnixStream;
-/// The write half of an accepted connection, owned by its writer task.
+/// The write half of an accepted connection, owned by its connection's outbox.
 pub(crate) type StreamWriteHalf = tokio::net::unix::OwnedWriteHalf;
 /// The client side's blocking socket.
 pub type BlockingStream = std::os::unix::net::UnixStream;

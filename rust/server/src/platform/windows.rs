@@ -81,9 +81,22 @@ impl Listener {
 #[derive(Debug, Clone)]
 pub(crate) struct Stream(Arc<Async<uds_windows::UnixStream>>);
 
-/// The write half of an accepted connection, owned by its writer task.
+/// The write half of an accepted connection, owned by its connection's outbox.
 #[derive(Debug)]
 pub(crate) struct StreamWriteHalf(Arc<Async<uds_windows::UnixStream>>);
+
+impl StreamWriteHalf {
+    /// Waits until the socket may take a write (tokio's `writable`).
+    pub(crate) fn writable(&self) -> impl Future<Output = io::Result<()>> + '_ {
+        self.0.writable()
+    }
+
+    /// Writes what the socket takes now without blocking (tokio's `try_write`; the socket
+    /// is non-blocking): `WouldBlock` when it takes nothing.
+    pub(crate) fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.get_ref().write(bytes)
+    }
+}
 
 impl Stream {
     fn new(stream: uds_windows::UnixStream) -> io::Result<Stream> {

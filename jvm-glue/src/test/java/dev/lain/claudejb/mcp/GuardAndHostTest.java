@@ -5,6 +5,10 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +66,85 @@ public class GuardAndHostTest {
             }
             assertEquals(judged, handled);
             assertEquals(3, new java.util.HashSet<>(handled).size());
+        }
+    }
+
+    @Test
+    public void aJavaGuardAndAJavaHandlerAreEnteredOnceAndTheHandlerSeesTheJudgedArguments() throws Exception {
+        // The guard and the handler of one call run in one job of one callback thread: what
+        // the guard left in its thread's local is what the handler finds there. With two
+        // entries the handler would run in a later job, on any of the callback threads, after
+        // other calls' judgements.
+        ThreadLocal<String> judgedHere = new ThreadLocal<>();
+        List<String> judged = Collections.synchronizedList(new ArrayList<>());
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        List<String> mismatches = Collections.synchronizedList(new ArrayList<>());
+        SecurityGuard guard = request -> {
+            judged.add(request.argumentsJson());
+            judgedHere.set(request.argumentsJson());
+            return Verdict.allow();
+        };
+        Tool tool = Tool.builder("echo").description("Echoes").readOnly().handler(context -> {
+            handled.add(context.argumentsJson());
+            if (!context.argumentsJson().equals(judgedHere.get())) {
+                mismatches.add(context.argumentsJson() + " judged here: " + judgedHere.get());
+            }
+            judgedHere.remove();
+            context.complete(context.argumentsJson());
+        }).build();
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(tool));
+            int calls = 24;
+            List<McpClient> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    clients.add(fixture.client(Server.CODE));
+                }
+                // Several connections at once, so that judgements of other calls interleave.
+                List<McpClient.PendingRun> runs = new ArrayList<>();
+                for (int i = 0; i < calls; i++) {
+                    runs.add(clients.get(i % 3).startRun("echo", "{\"n\":" + i + ",\"s\":\"\\u0000ü\"}"));
+                }
+                for (int i = 0; i < calls; i++) {
+                    assertFalse(runs.get(i).result().get(20, TimeUnit.SECONDS).isError());
+                }
+            } finally {
+                for (McpClient client : clients) {
+                    client.close();
+                }
+            }
+            assertEquals(calls, handled.size());
+            assertEquals(new HashSet<>(judged), new HashSet<>(handled));
+            assertEquals(calls, judged.size());
+            assertTrue(mismatches.toString(), mismatches.isEmpty());
+        }
+    }
+
+    @Test
+    public void aDenialThroughTheOneEntryRunsNothingAndIsAudited() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger judged = new AtomicInteger();
+        SecurityGuard guard = request -> {
+            judged.incrementAndGet();
+            return Verdict.deny("not here");
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                for (int i = 0; i < 5; i++) {
+                    McpClient.ToolResult result = client.run("echo", "{}");
+                    assertTrue(result.isError());
+                    assertTrue(result.text(), result.text().contains("not here"));
+                }
+            }
+            assertEquals(0, runs.get());
+            assertEquals(5, judged.get());
+            List<AuditRecord> audit = fixture.servers.auditLog();
+            assertEquals(5, audit.size());
+            for (AuditRecord record : audit) {
+                assertEquals(AuditRecord.Decision.DENIED, record.verdict());
+            }
+            assertEquals(0, Native.pendingCallCount());
         }
     }
 

@@ -28,8 +28,8 @@ import java.nio.file.Paths;
  * lines read meanwhile are ignored.
  *
  * <p>The guard is {@link SecurityGuard#allowAll()}, as in the Rust-handler target, but here it
- * is Java: every call goes into the JVM twice, once to be judged and once to be handled, as
- * every call of a plugin does.
+ * is Java, as a plugin's is: every call goes into the JVM once, judged and handled in one job
+ * of a callback thread.
  */
 public final class EchoServer {
     /** Only {@code value}, required: a valid arguments object is exactly {@code {"value": …}}. */
