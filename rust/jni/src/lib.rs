@@ -20,6 +20,7 @@ mod error;
 mod handles;
 mod java_handler;
 mod java_ref;
+mod job_queue;
 mod log_layer;
 mod native;
 mod options;

@@ -3,9 +3,10 @@
 //! thread that delivers cancellations and log records and deletes global references.
 //!
 //! Tokio worker threads never make a JNI call: they hand work to these threads through
-//! bounded channels and wait for the answer on a oneshot. The threads start with the first
+//! bounded queues (`job_queue.rs` for the callback threads) and wait for the answer on a
+//! oneshot. The threads start with the first
 //! server set and live as long as the process; a JVM never unloads this library while
-//! classes that use it are alive, and the threads idle on an empty channel at no cost.
+//! classes that use it are alive, and the threads idle asleep on an empty queue at no cost.
 
 use std::cell::Cell;
 use std::ffi::{c_void, CString};
@@ -13,13 +14,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Sender};
 use jni::objects::{Global, JObject};
 use jni::{AttachConfig, Env, JavaVM};
 
 use crate::callbacks;
 use crate::error::{panic_message, take_pending_exception, BridgeError};
 use crate::java_ref::JavaRef;
+use crate::job_queue::JobQueue;
 
 /// How many callback threads run Java handlers.
 pub const CALLBACK_THREADS: usize = 4;
@@ -54,7 +56,7 @@ enum Event {
 }
 
 struct Threads {
-    jobs: Sender<Job>,
+    jobs: Arc<JobQueue<Job>>,
     events: Sender<Event>,
     logs: Sender<LogRecord>,
 }
@@ -107,17 +109,18 @@ pub fn ensure_started() -> Result<(), BridgeError> {
         return Ok(());
     }
     let vm = JavaVM::singleton()?;
-    let (jobs, job_queue) = crossbeam_channel::bounded::<Job>(JOB_QUEUE_CAPACITY);
+    let jobs = Arc::new(JobQueue::<Job>::new(JOB_QUEUE_CAPACITY));
     let (events, event_queue) = crossbeam_channel::unbounded::<Event>();
     let (logs, log_queue) = crossbeam_channel::bounded::<LogRecord>(LOG_QUEUE_CAPACITY);
-    // Two native calls may race here; only the winner's channels are kept, and the loser's
-    // threads (if any were spawned) see their channel close and end at once.
+    // Two native calls may race here; only the winner's queues are kept, and only the winner
+    // spawns threads.
+    let job_queue = Arc::clone(&jobs);
     if THREADS.set(Threads { jobs, events, logs }).is_err() {
         return Ok(());
     }
     for index in 0..CALLBACK_THREADS {
         let name = format!("ide-mcp-callback-{index}");
-        let queue = job_queue.clone();
+        let queue = Arc::clone(&job_queue);
         let vm = vm.clone();
         std::thread::Builder::new()
             .name(name.clone())
@@ -141,10 +144,7 @@ pub fn submit(job: Job) -> Result<(), Job> {
     let Some(threads) = THREADS.get() else {
         return Err(job);
     };
-    match threads.jobs.try_send(job) {
-        Ok(()) => Ok(()),
-        Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => Err(job),
-    }
+    threads.jobs.try_push(job)
 }
 
 /// Asks the notifier to tell a call's Java context that it was cancelled.
@@ -207,7 +207,7 @@ pub fn has_log_sink() -> bool {
 
 /// Attaches the current thread permanently, as a daemon thread.
 ///
-/// These threads idle on a channel for the life of the process; as ordinary (non-daemon) Java
+/// These threads idle on a queue for the life of the process; as ordinary (non-daemon) Java
 /// threads they would keep a headless JVM from exiting when its `main` returns. jni 0.22 has
 /// no daemon attachment of its own, so this is the one raw invocation call of the crate; the
 /// attachment is then borrowed by `attach_current_thread`, which leaves an existing
@@ -238,13 +238,14 @@ fn attach_as_daemon(vm: &JavaVM, name: &str) -> Result<(), String> {
     }
 }
 
-fn callback_thread(vm: JavaVM, name: String, queue: Receiver<Job>) {
+fn callback_thread(vm: JavaVM, name: String, queue: Arc<JobQueue<Job>>) {
     ON_JNI_THREAD.with(|mark| mark.set(true));
     if let Err(error) = attach_as_daemon(&vm, &name) {
         tracing::error!(%error, thread = %name, "a callback thread could not attach to the JVM");
         return;
     }
-    while let Ok(job) = queue.recv() {
+    loop {
+        let job = queue.pop();
         let attached = vm.attach_current_thread_with_config(
             AttachConfig::new,
             Some(LOCAL_FRAME_CAPACITY),
