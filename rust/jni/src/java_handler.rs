@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ide_mcp_server::page_delivery::SplitModeNotice;
@@ -197,13 +198,10 @@ fn judge_in_java(env: &mut Env<'_>, guard: &JavaRef, call: &GuardCall) -> Result
         .and_then(|encoded| decode_verdict(&encoded))
 }
 
-/// How far the one job of a joint call got, told to the call's future.
-enum JointStage {
-    /// The gate stayed shut: the verdict (or why there is none); the handler did not run.
-    Refused(Result<Verdict, String>),
-    /// The gate opened and the handler was started; its answer comes as any handler's does.
-    Started,
-}
+/// What the one job of a joint call tells the call's future when the gate stayed shut: the
+/// verdict (or why there is none). When the gate opens it tells nothing; the handler's
+/// answer comes as any handler's does, and is the only wake-up of the call's task.
+struct Refused(Result<Verdict, String>);
 
 impl SecurityGuard for JavaSecurityGuard {
     fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
@@ -226,14 +224,19 @@ impl SecurityGuard for JavaSecurityGuard {
             context: None,
         });
         let end = CallEnd { id };
-        let (stage, staged) = oneshot::channel();
+        let (refusal, refused) = oneshot::channel();
+        // Set by the job before it starts the handler: when the job ends without a refusal,
+        // this tells a handler that was started (its answer is coming) from a job that never
+        // ran.
+        let started = Arc::new(AtomicBool::new(false));
         let guard = Arc::clone(&self.guard);
         let handler = Arc::clone(&java_handler.handler);
+        let job_started = Arc::clone(&started);
         let job: threads::Job =
             Box::new(
                 move |env: &mut Env<'_>| match judge_in_java(env, &guard, &judged) {
                     Ok(verdict) if gate.admit(&verdict) => {
-                        let _ = stage.send(JointStage::Started);
+                        job_started.store(true, Ordering::Release);
                         run_java_handler(
                             env,
                             &handler,
@@ -244,7 +247,7 @@ impl SecurityGuard for JavaSecurityGuard {
                         );
                     }
                     verdict => {
-                        let _ = stage.send(JointStage::Refused(verdict));
+                        let _ = refusal.send(Refused(verdict));
                     }
                 },
             );
@@ -254,23 +257,36 @@ impl SecurityGuard for JavaSecurityGuard {
         }
         Some(Box::pin(async move {
             let _end = end;
-            let staged = tokio::select! {
-                staged = staged => staged,
-                _ = cancellation.cancelled() => {
-                    return JointOutcome::Judged(Err("cancelled".to_owned()));
+            let mut answered = answered;
+            let mut refused = refused;
+            let mut job_over = false;
+            loop {
+                tokio::select! {
+                    biased;
+                    answer = &mut answered => {
+                        return JointOutcome::Handled(answer.unwrap_or_else(|_| {
+                            Err(ToolError::new("the Java handler ended without answering"))
+                        }));
+                    }
+                    refusal = &mut refused, if !job_over => match refusal {
+                        Ok(Refused(verdict)) => return JointOutcome::Judged(verdict),
+                        // The job is over without a refusal: it started the handler, whose
+                        // answer is on its way, or it never ran.
+                        Err(_) if started.load(Ordering::Acquire) => job_over = true,
+                        Err(_) => {
+                            return JointOutcome::Judged(Err(
+                                "the Security Guard ended without answering".to_owned(),
+                            ));
+                        }
+                    },
+                    _ = cancellation.cancelled() => {
+                        return if started.load(Ordering::Acquire) {
+                            JointOutcome::Handled(Err(ToolError::new("cancelled")))
+                        } else {
+                            JointOutcome::Judged(Err("cancelled".to_owned()))
+                        };
+                    }
                 }
-            };
-            match staged {
-                Ok(JointStage::Refused(verdict)) => JointOutcome::Judged(verdict),
-                Ok(JointStage::Started) => JointOutcome::Handled(tokio::select! {
-                    answer = answered => answer.unwrap_or_else(|_| {
-                        Err(ToolError::new("the Java handler ended without answering"))
-                    }),
-                    _ = cancellation.cancelled() => Err(ToolError::new("cancelled")),
-                }),
-                Err(_) => JointOutcome::Judged(Err(
-                    "the Security Guard ended without answering".to_owned()
-                )),
             }
         }))
     }

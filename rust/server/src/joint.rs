@@ -11,7 +11,9 @@
 //! server, which goes on as after a separate judgement.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::checkpoint::{decide_at_once, Decision};
@@ -50,20 +52,26 @@ struct GateInner {
     destructive: bool,
     /// Fires when the call is over (cancelled, the connection closed): the gate stays shut.
     cancellation: CancellationToken,
+    /// Told when the gate opens. It wakes the server only if the server already waits for it
+    /// (a guard slower than the handler's deadline); otherwise it leaves a permit nobody
+    /// takes, at the cost of an atomic operation.
+    opening: Notify,
 }
 
 enum GateState {
     /// Waiting for the verdict; holds what opening does (the audit record, telling the call).
     Open(Box<dyn FnOnce(&Decision) + Send>),
-    /// The handler was let start.
-    Admitted,
+    /// The handler was let start, at this moment.
+    Admitted(Instant),
     /// Refused, or closed by the server (the guard took too long).
     Shut,
 }
 
 impl RunGate {
     /// A gate for the call judged by `request`; `on_admit` runs (under the gate's lock, so
-    /// before the handler starts) when the verdict lets the call run at once.
+    /// before the handler starts) when the verdict lets the call run at once. Opening wakes
+    /// the server only when it asked to be told ([`GateCloser::opened`]); otherwise the
+    /// server looks at the gate ([`GateCloser::opened_at`]) when one of its clocks runs out.
     pub(crate) fn new(
         request: &GuardRequest,
         cancellation: CancellationToken,
@@ -74,6 +82,7 @@ impl RunGate {
             concerns: request.concerns.clone(),
             destructive: request.annotations.destructive,
             cancellation,
+            opening: Notify::new(),
         });
         (
             RunGate {
@@ -87,22 +96,23 @@ impl RunGate {
     /// when `true`, the decision is already in the audit log.
     pub fn admit(&self, verdict: &Verdict) -> bool {
         let mut state = self.inner.lock();
-        if self.inner.cancellation.is_cancelled() {
-            *state = GateState::Shut;
+        // Asked once: an admitted or shut gate stays as it is.
+        if !matches!(*state, GateState::Open(_)) {
             return false;
         }
-        let Some(decision) = decide_at_once(verdict, &self.inner.concerns, self.inner.destructive)
-        else {
-            *state = GateState::Shut;
-            return false;
+        let decision = if self.inner.cancellation.is_cancelled() {
+            None
+        } else {
+            decide_at_once(verdict, &self.inner.concerns, self.inner.destructive)
         };
-        match std::mem::replace(&mut *state, GateState::Shut) {
-            GateState::Open(on_admit) => {
+        match (std::mem::replace(&mut *state, GateState::Shut), decision) {
+            (GateState::Open(on_admit), Some(decision)) => {
                 on_admit(&decision);
-                *state = GateState::Admitted;
+                *state = GateState::Admitted(Instant::now());
+                self.inner.opening.notify_one();
                 true
             }
-            GateState::Admitted | GateState::Shut => false,
+            _ => false,
         }
     }
 }
@@ -119,15 +129,28 @@ pub(crate) struct GateCloser {
 }
 
 impl GateCloser {
-    /// Shuts the gate unless the handler was already let start; returns whether it had been.
-    pub(crate) fn shut(&self) -> bool {
+    /// Shuts the gate unless the handler was already let start; returns when it was.
+    pub(crate) fn shut(&self) -> Option<Instant> {
         let mut state = self.inner.lock();
         match *state {
-            GateState::Admitted => true,
+            GateState::Admitted(at) => Some(at),
             _ => {
                 *state = GateState::Shut;
-                false
+                None
             }
+        }
+    }
+
+    /// Completes once the gate has opened (at once if it already has).
+    pub(crate) async fn opened(&self) {
+        self.inner.opening.notified().await;
+    }
+
+    /// When the handler was let start, if it was.
+    pub(crate) fn opened_at(&self) -> Option<Instant> {
+        match *self.inner.lock() {
+            GateState::Admitted(at) => Some(at),
+            _ => None,
         }
     }
 }

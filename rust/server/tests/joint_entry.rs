@@ -47,10 +47,12 @@ impl ToolHandler for RecordingTool {
 }
 
 /// Judges on a thread of its own, like a callback thread, and starts the handler there when
-/// the gate opens. `delay` holds the verdict back.
+/// the gate opens. `delay` holds the verdict back; `run_for` is how long the handler then
+/// takes.
 struct OneEntryGuard {
     verdict: Verdict,
     delay: Duration,
+    run_for: Duration,
     joint_entries: AtomicUsize,
     separate_judgements: AtomicUsize,
     judged: Mutex<Vec<Value>>,
@@ -58,10 +60,11 @@ struct OneEntryGuard {
 }
 
 impl OneEntryGuard {
-    fn new(verdict: Verdict, delay: Duration) -> Arc<Self> {
+    fn new(verdict: Verdict, delay: Duration, run_for: Duration) -> Arc<Self> {
         Arc::new(OneEntryGuard {
             verdict,
             delay,
+            run_for,
             joint_entries: AtomicUsize::new(0),
             separate_judgements: AtomicUsize::new(0),
             judged: Mutex::default(),
@@ -93,6 +96,7 @@ impl SecurityGuard for OneEntryGuard {
         let recorder = Arc::clone(&tool.0);
         let verdict = self.verdict.clone();
         let delay = self.delay;
+        let run_for = self.run_for;
         let admitted = Arc::clone(&self.admitted);
         let (answer, answered) = tokio::sync::oneshot::channel();
         std::thread::spawn(move || {
@@ -100,6 +104,7 @@ impl SecurityGuard for OneEntryGuard {
             let open = call.gate.admit(&verdict);
             admitted.lock().unwrap().push(open);
             let outcome = if open {
+                std::thread::sleep(run_for);
                 JointOutcome::Handled(Ok(recorder.run((*call.request.arguments).clone())))
             } else {
                 JointOutcome::Judged(Ok(verdict))
@@ -167,8 +172,21 @@ fn start(verdict: Verdict, delay: Duration) -> Harness {
 }
 
 fn start_with_timeout(verdict: Verdict, delay: Duration, guard_timeout: Duration) -> Harness {
+    let deadline = ide_mcp_server::ServerConfig::default().default_deadline;
+    start_with_clocks(verdict, delay, Duration::ZERO, guard_timeout, deadline)
+}
+
+/// A guard that answers after `delay`, a handler that takes `run_for`, and the server's
+/// guard timeout and handler deadline.
+fn start_with_clocks(
+    verdict: Verdict,
+    delay: Duration,
+    run_for: Duration,
+    guard_timeout: Duration,
+    deadline: Duration,
+) -> Harness {
     let project = tempfile::tempdir().unwrap();
-    let guard = OneEntryGuard::new(verdict, delay);
+    let guard = OneEntryGuard::new(verdict, delay, run_for);
     let recorder = Arc::new(Recorder::default());
     let host = Arc::new(Yes {
         asked: AtomicUsize::new(0),
@@ -177,6 +195,7 @@ fn start_with_timeout(verdict: Verdict, delay: Duration, guard_timeout: Duration
     setup.guard = guard.clone();
     setup.host = Some(host.clone());
     setup.config.guard_timeout = guard_timeout;
+    setup.config.default_deadline = deadline;
     setup.config.project_roots = vec![std::fs::canonicalize(project.path()).unwrap()];
     setup.domains.push(domain(&recorder));
     Harness {
@@ -300,5 +319,68 @@ fn a_verdict_after_the_guard_timeout_starts_nothing() {
     let audit = harness.servers.servers().audit_log();
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert_eq!(audit[0].verdict, AuditVerdict::Denied);
+    harness.servers.stop();
+}
+
+// The client reads with a 20 s timeout: a server that waited for the guard timeout (60 s
+// below) before it looked at the handler's deadline would fail these tests.
+const LONG_GUARD_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[test]
+fn a_handler_started_in_the_one_entry_is_stopped_at_its_deadline() {
+    let harness = start_with_clocks(
+        Verdict::Allow,
+        Duration::ZERO,
+        Duration::from_secs(30),
+        LONG_GUARD_TIMEOUT,
+        Duration::from_millis(300),
+    );
+    let mut client = harness.servers.client();
+    let outcome = client.run("look", json!({ "note": "slow" })).unwrap();
+    assert!(outcome.is_error);
+    assert!(
+        outcome
+            .text
+            .contains("did not finish within its deadline of 300 ms"),
+        "{}",
+        outcome.text
+    );
+    assert_eq!(*harness.guard.admitted.lock().unwrap(), vec![true]);
+    harness.servers.stop();
+}
+
+#[test]
+fn the_deadline_counts_from_the_opening_not_from_a_slow_guard() {
+    // The guard takes longer than the handler's deadline; the handler then answers at once.
+    let harness = start_with_clocks(
+        Verdict::Allow,
+        Duration::from_millis(600),
+        Duration::ZERO,
+        LONG_GUARD_TIMEOUT,
+        Duration::from_millis(300),
+    );
+    let mut client = harness.servers.client();
+    let outcome = client.run("look", json!({ "note": "late" })).unwrap();
+    assert!(!outcome.is_error, "{}", outcome.text);
+    assert_eq!(harness.recorder.runs.lock().unwrap().len(), 1);
+    harness.servers.stop();
+
+    // A slow guard and then a slow handler: stopped at the deadline after the opening, long
+    // before the guard timeout.
+    let harness = start_with_clocks(
+        Verdict::Allow,
+        Duration::from_millis(600),
+        Duration::from_secs(30),
+        LONG_GUARD_TIMEOUT,
+        Duration::from_millis(300),
+    );
+    let mut client = harness.servers.client();
+    let outcome = client.run("look", json!({ "note": "late, slow" })).unwrap();
+    assert!(outcome.is_error);
+    assert!(
+        outcome.text.contains("did not finish within its deadline"),
+        "{}",
+        outcome.text
+    );
     harness.servers.stop();
 }

@@ -11,7 +11,7 @@ use futures::FutureExt;
 use ide_mcp_protocol::jsonrpc::{Id, Response};
 use ide_mcp_protocol::toon;
 use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{AuditRecord, AuditVerdict};
@@ -196,13 +196,11 @@ impl RunCall {
         if tool.handler.joint_entry().is_none() {
             return Entered::Unsupported;
         }
-        let (started, mut handler_started) = oneshot::channel();
         let (gate, closer) = {
             let shared = Arc::clone(&self.shared);
             let audit = audit.clone();
             RunGate::new(request, self.cancellation.clone(), move |decision| {
                 shared.audit.record(audit.record(decision));
-                let _ = started.send(());
             })
         };
         let (progress, mut forwarder) = ProgressForwarder::new(
@@ -224,46 +222,63 @@ impl RunCall {
             return Entered::Unsupported;
         };
         let mut joint = AssertUnwindSafe(joint).catch_unwind();
-        tokio::select! {
-            biased;
-            outcome = &mut joint => {
-                return match outcome {
-                    Ok(JointOutcome::Judged(verdict)) => Entered::Judged(verdict),
-                    Ok(JointOutcome::Handled(result)) => {
-                        Entered::Handled(handler_outcome(tool, Duration::ZERO, Ok(Ok(result))))
-                    }
-                    // Past the gate the handler crashed; before it, the guard did.
-                    Err(_panic) if closer.shut() => {
-                        Entered::Handled(handler_outcome(tool, Duration::ZERO, Ok(Err(()))))
-                    }
-                    Err(_panic) => Entered::Refused(guard_crashed(&request.tool)),
-                };
-            }
-            // A gate that stays shut drops the sender without a word: not a start.
-            Ok(()) = &mut handler_started => {}
-            _ = tokio::time::sleep(timeouts.guard) => {
-                // Shut now, the handler never starts; unless it started at this very moment.
-                if !closer.shut() {
-                    return Entered::Refused(guard_timed_out(timeouts));
-                }
-            }
-        }
+        // The gate opens on the guard's thread without waking this task (a wake-up would
+        // cost the call a thread hand-off): the task looks at the gate when one of its clocks
+        // runs out, and only a guard slower than the handler's deadline makes it wait to be
+        // told. The deadline counts from the opening, the guard timeout from now.
         let deadline = tool.deadline.unwrap_or(self.shared.config.default_deadline);
-        let outcome = tokio::select! {
-            outcome = tokio::time::timeout(deadline, joint) => outcome,
-            never = forwarder.forward(&tool.name) => match never {},
+        let guard_until = Instant::now() + timeouts.guard;
+        let mut look_at = guard_until.min(Instant::now() + deadline);
+        let mut opened = None;
+        let mut waiting_for_the_opening = false;
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                outcome = &mut joint => break Ok(outcome),
+                never = forwarder.forward(&tool.name), if opened.is_some() => match never {},
+                () = closer.opened(), if waiting_for_the_opening => {}
+                () = tokio::time::sleep_until(look_at.into()) => {}
+            }
+            let now = Instant::now();
+            let at = match opened.or_else(|| closer.opened_at()) {
+                Some(at) => at,
+                None if now < guard_until => {
+                    waiting_for_the_opening = true;
+                    look_at = guard_until;
+                    continue;
+                }
+                // Shut now, the handler never starts; unless it started at this very moment.
+                None => match closer.shut() {
+                    Some(at) => at,
+                    None => return Entered::Refused(guard_timed_out(timeouts)),
+                },
+            };
+            if now >= at + deadline {
+                break Err(());
+            }
+            opened = Some(at);
+            waiting_for_the_opening = false;
+            look_at = at + deadline;
         };
-        let outcome = outcome.map(|finished| {
-            finished
+        let outcome = match outcome {
+            Ok(Ok(JointOutcome::Judged(verdict))) if closer.opened_at().is_none() => {
+                return Entered::Judged(verdict);
+            }
+            // Before the gate opened, the guard crashed; past it, the handler did.
+            Ok(Err(_panic)) if closer.shut().is_none() => {
+                return Entered::Refused(guard_crashed(&request.tool));
+            }
+            Ok(finished) => Ok(finished
                 .map_err(|_panic| ())
                 .and_then(|outcome| match outcome {
                     JointOutcome::Handled(result) => Ok(result),
-                    // A guard that let the handler start and then reported a verdict broke
-                    // its contract; the call fails like a crashed handler.
+                    // A guard that let the handler start and then reported a verdict broke its
+                    // contract; the call fails like a crashed handler.
                     JointOutcome::Judged(_) => Err(()),
-                })
-        });
-        Entered::Handled(handler_outcome(tool, deadline, outcome))
+                })),
+            Err(()) => Err(()),
+        };
+        Entered::Handled(handler_outcome(tool, deadline, outcome.ok()))
     }
 
     /// Runs the handler under the tool's deadline, forwarding progress while it runs.
@@ -292,7 +307,11 @@ impl RunCall {
             outcome = tokio::time::timeout(deadline, handler) => outcome,
             never = forwarder.forward(&tool.name) => match never {},
         };
-        handler_outcome(tool, deadline, outcome.map(|ran| ran.map_err(|_panic| ())))
+        handler_outcome(
+            tool,
+            deadline,
+            outcome.ok().map(|ran| ran.map_err(|_panic| ())),
+        )
     }
 }
 
@@ -358,21 +377,21 @@ fn guard_crashed(tool: &str) -> Decision {
 }
 
 /// A handler's result in the words the model gets: the value, or what went wrong (`Err(())`
-/// inside is a crash; the outer `Err` is the deadline, `deadline` long).
+/// is a crash; `None` is the deadline, `deadline` long, passed).
 fn handler_outcome(
     tool: &RegisteredTool,
     deadline: Duration,
-    outcome: Result<Result<Result<Value, ToolError>, ()>, tokio::time::error::Elapsed>,
+    outcome: Option<Result<Result<Value, ToolError>, ()>>,
 ) -> Result<Value, String> {
     match outcome {
-        Ok(Ok(Ok(value))) => Ok(value),
-        Ok(Ok(Err(error))) => Err(format!("`{}` failed: {}", tool.name, error.message())),
-        Ok(Err(())) => Err(format!(
+        Some(Ok(Ok(value))) => Ok(value),
+        Some(Ok(Err(error))) => Err(format!("`{}` failed: {}", tool.name, error.message())),
+        Some(Err(())) => Err(format!(
             "`{}` failed: its handler crashed (an internal error in the IDE); the call did not \
              complete",
             tool.name
         )),
-        Err(_elapsed) => Err(format!(
+        None => Err(format!(
             "`{}` did not finish within its deadline of {} ms and was cancelled; narrow the \
              request or try again",
             tool.name,

@@ -3,6 +3,7 @@ package dev.lain.claudejb.mcp.bench;
 import dev.lain.claudejb.mcp.Domain;
 import dev.lain.claudejb.mcp.Contract;
 import dev.lain.claudejb.mcp.IdeMcpServers;
+import dev.lain.claudejb.mcp.LogSink;
 import dev.lain.claudejb.mcp.SecurityGuard;
 import dev.lain.claudejb.mcp.Server;
 import dev.lain.claudejb.mcp.Tool;
@@ -54,6 +55,11 @@ public final class EchoServer {
             System.exit(2);
         }
 
+        // Warnings only, as the Rust-handler target, which installs no log subscriber at all:
+        // the audit record of every call at INFO, formatted and printed by java.util.logging's
+        // console handler, costs more CPU than the call itself, and is the log's cost, not the
+        // JVM hop's.
+        IdeMcpServers.setLogSink(LogSink.javaUtilLogging(), LogSink.Level.WARN);
         IdeMcpServers servers = IdeMcpServers.start(IdeMcpServers.Options.builder()
                 .base(base)
                 .guard(SecurityGuard.allowAll())
