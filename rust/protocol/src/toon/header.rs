@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::options::Delimiter;
-use super::quote::{decode_quoted, find_closing_quote};
+use super::quote::{decode_quoted, find_closing_quote, first_of_two};
 
 /// A problem at a byte offset of the scanned content.
 pub(crate) type ContentError = (usize, String);
@@ -24,21 +24,6 @@ pub(crate) fn find_unquoted(bytes: &[u8], target: u8, from: usize) -> Option<usi
         i = find_closing_quote(bytes, at)? + 1;
     }
     None
-}
-
-/// The first `first` or `second` in `bytes`.
-///
-/// What is searched is mostly short (a cell, a key): the first bytes are looked at one by
-/// one, since a call into `memchr2` costs more than they do, and the rest goes to `memchr2`.
-#[inline]
-fn first_of_two(first: u8, second: u8, bytes: &[u8]) -> Option<usize> {
-    const BYTE_BY_BYTE: usize = 16;
-    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
-    if let Some(at) = head.iter().position(|&b| b == first || b == second) {
-        return Some(at);
-    }
-    let rest = bytes.get(BYTE_BY_BYTE..)?;
-    memchr::memchr2(first, second, rest).map(|at| BYTE_BY_BYTE + at)
 }
 
 /// First unquoted occurrence of either byte, with which one it was.
