@@ -161,7 +161,7 @@ impl<'t> Lines<'t> {
 /// machine word, and only a longer line goes on to `memchr`.
 #[inline]
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const WORD_BY_WORD: usize = 64;
+    const WORD_BY_WORD: usize = 128;
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     const LFS: u64 = u64::from_le_bytes([b'\n'; 8]);
