@@ -246,7 +246,13 @@ impl<'t> Parser<'t> {
         }
         self.lines.next()?;
         let following = self.lines.peek()?;
-        let has_colon = find_unquoted(content.as_bytes(), b':', 0).is_some();
+        // A colon before any bracket or quote settles it without the quote-aware scan.
+        let bytes = content.as_bytes();
+        let has_colon = match first_colon_bracket_or_quote(bytes) {
+            Some(at) if bytes[at] == b':' => true,
+            None => false,
+            Some(_) => find_unquoted(bytes, b':', 0).is_some(),
+        };
         if !has_colon {
             match following {
                 None => return self.primitive(&first, first.content, first.end),

@@ -85,7 +85,7 @@ impl<'t> Lines<'t> {
     fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
-            let (raw_end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
+            let (raw_end, next) = match find_newline(&bytes[start..]) {
                 Some(offset) => (start + offset, Some(start + offset + 1)),
                 None => (bytes.len(), None),
             };
@@ -154,6 +154,40 @@ impl<'t> Lines<'t> {
     }
 }
 
+/// The offset of the first LF in `bytes`.
+///
+/// Most lines are short (a key and a value), and a call into `memchr` costs more than
+/// reading them: the first [`WORD_BY_WORD`] bytes are looked at eight at a time in a
+/// machine word, and only a longer line goes on to `memchr`.
+#[inline]
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const WORD_BY_WORD: usize = 128;
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    const LFS: u64 = u64::from_le_bytes([b'\n'; 8]);
+    let head = &bytes[..bytes.len().min(WORD_BY_WORD)];
+    let mut words = head.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        // A zero byte in `word ^ LFS` is an LF. The has-zero-byte test marks the high bit
+        // of the first zero byte exactly (a borrow only runs on past a zero byte, so any
+        // false marks sit above it); little-endian, the first byte is the lowest.
+        let x = u64::from_le_bytes(eight) ^ LFS;
+        let marks = x.wrapping_sub(ONES) & !x & HIGHS;
+        if marks != 0 {
+            return Some(at + (marks.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(i) = words.remainder().iter().position(|&b| b == b'\n') {
+        return Some(at + i);
+    }
+    let rest = bytes.get(WORD_BY_WORD..)?;
+    memchr::memchr(b'\n', rest).map(|i| WORD_BY_WORD + i)
+}
+
 /// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it.
 ///
 /// Indentation is the bulk of a deeply nested document's bytes (a line at depth 6 starts
@@ -195,6 +229,25 @@ mod tests {
             ));
         }
         out
+    }
+
+    #[test]
+    fn newlines_are_found_at_every_offset() {
+        // Across the word-at-a-time head, its remainder and the memchr tail; bytes that
+        // differ from LF in one bit must not be taken for it.
+        for length in 0..150 {
+            let mut text = vec![b'\x0b'; length];
+            text.iter_mut().step_by(3).for_each(|b| *b = b'\x8a');
+            assert_eq!(find_newline(&text), None, "length {length}");
+            for at in 0..length {
+                let mut with_lf = text.clone();
+                with_lf[at] = b'\n';
+                if at + 1 < length {
+                    with_lf[at + 1] = b'\n';
+                }
+                assert_eq!(find_newline(&with_lf), Some(at), "length {length}, at {at}");
+            }
+        }
     }
 
     #[test]
