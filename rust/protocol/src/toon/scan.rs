@@ -82,26 +82,33 @@ impl<'t> Lines<'t> {
     }
 
     /// Reads raw lines until a structural one (or the end).
+    ///
+    /// Indentation is skipped first and the newline searched for from the content on, so
+    /// each byte of a line is looked at once: at depth 6 a line's twelve leading spaces are
+    /// a third of it.
     fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
-            let (raw_end, next) = match find_newline(&bytes[start..]) {
-                Some(offset) => (start + offset, Some(start + offset + 1)),
+            self.number += 1;
+            // Spaces never run past the line's LF (or its CR), so this stays on the line.
+            let after_spaces = skip_space_run(bytes, start);
+            let (raw_end, next) = match find_newline(&bytes[after_spaces..]) {
+                Some(offset) => (after_spaces + offset, Some(after_spaces + offset + 1)),
                 None => (bytes.len(), None),
             };
             self.next_start = next;
-            self.number += 1;
             // Exactly one CR before the LF belongs to a CRLF terminator.
             let mut end = raw_end;
             if end > start && bytes[end - 1] == b'\r' {
                 end -= 1;
             }
-            let (lead, first_tab) = leading_whitespace(bytes, start, end);
-            // Strict mode counts only the spaces before a tab as indentation, so
-            // the tab stays in the content and is reported below.
-            let content = match first_tab {
-                Some(tab) if self.strict => tab,
-                _ => lead,
+            let (content, first_tab) = if after_spaces < end && bytes[after_spaces] == b'\t' {
+                let (lead, first_tab) = leading_whitespace(bytes, start, end);
+                // Strict mode counts only the spaces before a tab as indentation, so
+                // the tab stays in the content and is reported below.
+                (if self.strict { after_spaces } else { lead }, first_tab)
+            } else {
+                (after_spaces.min(end), None)
             };
             while end > content && bytes[end - 1] == b' ' {
                 end -= 1;
@@ -113,34 +120,9 @@ impl<'t> Lines<'t> {
                 self.blank_lines.push(self.number);
                 continue;
             }
-            let depth = if let Some(tab) = first_tab {
-                if self.strict {
-                    return Err(DecodeError::new(
-                        self.number,
-                        tab - start + 1,
-                        "tabs are not allowed in indentation in strict mode",
-                    ));
-                }
-                // Lenient: each tab is one level, spaces count in indent units.
-                let tabs = bytes[start..lead].iter().filter(|&&b| b == b'\t').count();
-                (lead - start - tabs) / self.indent + tabs
-            } else {
-                let spaces = content - start;
-                let (depth, misaligned) = match self.indent_shift {
-                    Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
-                    None => (spaces / self.indent, spaces % self.indent != 0),
-                };
-                if self.strict && misaligned {
-                    return Err(DecodeError::new(
-                        self.number,
-                        1,
-                        format!(
-                            "indentation must be a multiple of {} spaces, found {spaces}",
-                            self.indent
-                        ),
-                    ));
-                }
-                depth
+            let depth = match first_tab {
+                None => self.depth_of_spaces(content - start)?,
+                Some(tab) => self.depth_with_tabs(bytes, start, tab, content)?,
             };
             return Ok(Some(Line {
                 number: self.number,
@@ -152,6 +134,72 @@ impl<'t> Lines<'t> {
         }
         Ok(None)
     }
+
+    /// The depth of `spaces` of indentation; strict mode wants an exact multiple.
+    #[inline]
+    fn depth_of_spaces(&self, spaces: usize) -> Result<usize, DecodeError> {
+        let (depth, misaligned) = match self.indent_shift {
+            Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
+            None => (spaces / self.indent, spaces % self.indent != 0),
+        };
+        if self.strict && misaligned {
+            return Err(DecodeError::new(
+                self.number,
+                1,
+                format!(
+                    "indentation must be a multiple of {} spaces, found {spaces}",
+                    self.indent
+                ),
+            ));
+        }
+        Ok(depth)
+    }
+
+    /// The depth of indentation with a tab at `tab`: an error in strict mode; lenient mode
+    /// counts each tab as one level and the spaces in indent units.
+    #[cold]
+    fn depth_with_tabs(
+        &self,
+        bytes: &[u8],
+        start: usize,
+        tab: usize,
+        content: usize,
+    ) -> Result<usize, DecodeError> {
+        if self.strict {
+            return Err(DecodeError::new(
+                self.number,
+                tab - start + 1,
+                "tabs are not allowed in indentation in strict mode",
+            ));
+        }
+        let tabs = bytes[start..content]
+            .iter()
+            .filter(|&&b| b == b'\t')
+            .count();
+        Ok((content - start - tabs) / self.indent + tabs)
+    }
+}
+
+/// The end of the run of spaces that starts at `from`, found eight bytes at a time:
+/// indentation is the bulk of a deeply nested document's bytes.
+#[inline]
+fn skip_space_run(bytes: &[u8], from: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(chunk);
+        // Zero bytes of the XOR are spaces; little-endian, the first byte is the lowest.
+        let others = u64::from_le_bytes(eight) ^ SPACES;
+        if others != 0 {
+            return at + (others.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && bytes[at] == b' ' {
+        at += 1;
+    }
+    at
 }
 
 /// The offset of the first LF in `bytes`.
@@ -188,22 +236,10 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', rest).map(|i| WORD_BY_WORD + i)
 }
 
-/// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it.
-///
-/// Indentation is the bulk of a deeply nested document's bytes (a line at depth 6 starts
-/// with 12 spaces), so the spaces are skipped eight at a time; tabs, which only lenient
-/// mode accepts, take the byte-at-a-time path.
+/// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it
+/// (only lines whose indentation has a tab come here).
 fn leading_whitespace(bytes: &[u8], start: usize, end: usize) -> (usize, Option<usize>) {
-    let mut lead = start;
-    for chunk in bytes[start..end].chunks_exact(8) {
-        if chunk != [b' '; 8] {
-            break;
-        }
-        lead += 8;
-    }
-    while lead < end && bytes[lead] == b' ' {
-        lead += 1;
-    }
+    let mut lead = skip_space_run(&bytes[..end], start);
     if lead == end || bytes[lead] != b'\t' {
         return (lead, None);
     }
@@ -248,6 +284,41 @@ mod tests {
                 assert_eq!(find_newline(&with_lf), Some(at), "length {length}, at {at}");
             }
         }
+    }
+
+    #[test]
+    fn space_runs_end_at_every_offset() {
+        // Across whole words and the byte-at-a-time tail; a byte one bit from a space
+        // (`0x21`, `0xa0`) ends the run.
+        for length in 0..40 {
+            let spaces = vec![b' '; length];
+            assert_eq!(skip_space_run(&spaces, 0), length, "length {length}");
+            for at in 0..length {
+                for other in [b'!', 0xa0, b'\n', b'\t'] {
+                    let mut text = spaces.clone();
+                    text[at] = other;
+                    assert_eq!(skip_space_run(&text, 0), at, "length {length}, at {at}");
+                    assert_eq!(skip_space_run(&text, at), at, "from the byte itself");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_only_lines_are_blank_whatever_ends_them() {
+        let text = "a:\n    \r\n  \n\n  b: 1\n          ";
+        let mut lines = Lines::new(text, 2, true);
+        let mut found = Vec::new();
+        while let Some(line) = lines.next().expect("valid") {
+            found.push((line.number, line.depth));
+        }
+        assert_eq!(found, vec![(1, 0), (5, 1)]);
+        assert_eq!(lines.blank_lines, vec![2, 3, 4, 6]);
+        // A tab after the spaces of a blank line is still a tab in indentation.
+        let error = Lines::new("a:\n  \t\r\n", 2, true)
+            .nth(2)
+            .expect_err("tab in indentation");
+        assert_eq!((error.line(), error.column()), (2, 3));
     }
 
     #[test]
