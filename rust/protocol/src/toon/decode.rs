@@ -538,8 +538,7 @@ impl<'t> Parser<'t> {
     /// A `key: value` or `key[N]...:` line inside the innermost object; `from`
     /// is where the key starts (after a list hyphen, for list items).
     fn field_line(&mut self, line: &Line, from: usize, depth: usize) -> Result<(), DecodeError> {
-        let content = &self.text[from..line.end];
-        let bytes = content.as_bytes();
+        let bytes = &self.text.as_bytes()[from..line.end];
         // The common case, `key: value` with a bare key, is settled by the first
         // of `:`, `[` and `"`; everything else takes the general path.
         let simple_colon = match first_colon_bracket_or_quote(bytes) {
@@ -594,26 +593,33 @@ impl<'t> Parser<'t> {
         depth: usize,
         colon: Option<usize>,
     ) -> Result<(), DecodeError> {
-        let content = &self.text[from..line.end];
-        let bytes = content.as_bytes();
-        let (key, after_colon) = if bytes.first() == Some(&b'"') {
+        // Offsets stay absolute and the text is sliced once per string it yields: every
+        // `str` slice checks both of its ends for a character boundary.
+        let bytes = &self.text.as_bytes()[..line.end];
+        let (key, after_colon) = if bytes[from] == b'"' {
+            let content = &self.text[from..line.end];
             let (key, end) =
                 decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
-            let colon = skip_spaces(bytes, end);
+            let colon = from + skip_spaces(content.as_bytes(), end);
             if bytes.get(colon) != Some(&b':') {
-                return Err(self.error_at(line, from + colon, "missing colon after key"));
+                return Err(self.error_at(line, colon, "missing colon after key"));
             }
             (key, colon + 1)
         } else {
             let colon = match colon {
-                Some(colon) => colon,
-                None => find_unquoted(bytes, b':', 0)
+                Some(colon) => from + colon,
+                None => find_unquoted(bytes, b':', from)
                     .ok_or_else(|| self.error_at(line, from, "missing colon after key"))?,
             };
-            (trim_spaces(&content[..colon]).to_owned(), colon + 1)
+            let key_start = skip_spaces(bytes, from).min(colon);
+            let mut key_end = colon;
+            while key_end > key_start && bytes[key_end - 1] == b' ' {
+                key_end -= 1;
+            }
+            (self.text[key_start..key_end].to_owned(), colon + 1)
         };
-        let value_start = from + skip_spaces(bytes, after_colon);
-        let rest = &self.text[value_start..line.end];
+        let value_start = skip_spaces(bytes, after_colon);
+        let rest = &bytes[value_start..];
         if rest.is_empty() {
             match self.lines.peek()? {
                 Some(next) if next.depth > depth => {
@@ -636,11 +642,12 @@ impl<'t> Parser<'t> {
                 }
             }
         }
-        let value = if rest == "[]" {
+        let value = if rest == b"[]" {
             self.check_nesting(line, 1)?;
             Value::Array(Vec::new())
         } else {
-            self.primitive(line, value_start, line.end)?
+            // The line's end is trimmed already, and its start was just skipped to.
+            self.trimmed_primitive(line, value_start, line.end)?
         };
         self.insert(key, value, line, from)
     }
@@ -973,20 +980,34 @@ impl<'t> Parser<'t> {
 
     /// Decodes the token in `start..end` (spaces around it ignored).
     fn primitive(&self, line: &Line, start: usize, end: usize) -> Result<Value, DecodeError> {
-        let raw = &self.text[start..end];
-        let token = trim_spaces(raw);
+        let bytes = &self.text.as_bytes()[..end];
+        let start = skip_spaces(bytes, start);
+        let mut end = end;
+        while end > start && bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        self.trimmed_primitive(line, start, end)
+    }
+
+    /// Decodes the token in `start..end`, which neither starts nor ends with a space.
+    fn trimmed_primitive(
+        &self,
+        line: &Line,
+        start: usize,
+        end: usize,
+    ) -> Result<Value, DecodeError> {
+        let token = &self.text[start..end];
         let Some(&first) = token.as_bytes().first() else {
             return Ok(Value::String(String::new()));
         };
         match first {
             b'"' => {
-                let offset = start + skip_spaces(raw.as_bytes(), 0);
                 let (text, after) = decode_quoted(token, 0)
-                    .map_err(|(at, m)| self.error_at(line, offset + at, m))?;
+                    .map_err(|(at, m)| self.error_at(line, start + at, m))?;
                 if after != token.len() {
                     return Err(self.error_at(
                         line,
-                        offset + after,
+                        start + after,
                         "unexpected characters after closing quote",
                     ));
                 }
