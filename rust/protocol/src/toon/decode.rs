@@ -1032,23 +1032,11 @@ impl<'t> Parser<'t> {
     }
 }
 
-/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape.
-///
-/// Keys are short, so the first bytes are looked at one by one: a call into `memchr3`
-/// costs more than the handful of bytes before a typical key's colon. Past them, the
-/// rest of a long line goes to `memchr3`.
+/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape (keys are short:
+/// searched a word at a time, see [`super::swar`]).
 #[inline]
 fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
-    const BYTE_BY_BYTE: usize = 16;
-    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
-    if let Some(at) = head
-        .iter()
-        .position(|&byte| matches!(byte, b':' | b'[' | b'"'))
-    {
-        return Some(at);
-    }
-    let rest = bytes.get(BYTE_BY_BYTE..)?;
-    memchr::memchr3(b':', b'[', b'"', rest).map(|at| BYTE_BY_BYTE + at)
+    super::swar::find_any_of_three(b':', b'[', b'"', bytes)
 }
 
 /// What the objects of one row take besides their cells: an entry and a key copy for every

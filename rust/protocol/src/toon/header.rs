@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use super::options::Delimiter;
 use super::quote::{decode_quoted, find_closing_quote, first_of_two};
+use super::swar::find_any_of_three;
 
 /// A problem at a byte offset of the scanned content.
 pub(crate) type ContentError = (usize, String);
@@ -250,7 +251,7 @@ fn plain_header(content: &str) -> Option<Header> {
     let bytes = content.as_bytes();
     // The first `[`, `:` or `"` must be the bracket: a colon first makes a key-value line,
     // a quote first a quoted key.
-    let bracket = memchr::memchr3(b'[', b':', b'"', bytes)?;
+    let bracket = find_any_of_three(b'[', b':', b'"', bytes)?;
     if bytes[bracket] != b'[' {
         return None;
     }

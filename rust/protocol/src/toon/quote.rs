@@ -7,6 +7,7 @@
 
 use super::number::is_numeric_like;
 use super::options::Delimiter;
+use super::swar::find_either;
 
 /// Bytes that force quoting wherever they appear in a value: C0 controls and
 /// the structural characters `: " \ [ ] { }`. The active delimiter is added
@@ -201,7 +202,7 @@ pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), 
     let bytes = text.as_bytes();
     let body_start = open + 1;
     // Fast path: no escapes before the closing quote.
-    match memchr::memchr2(b'"', b'\\', &bytes[body_start..]) {
+    match find_either(b'"', b'\\', &bytes[body_start..]) {
         None => return Err((open, "unterminated string: missing closing quote")),
         Some(offset) if bytes[body_start + offset] == b'"' => {
             let close = body_start + offset;
@@ -212,7 +213,7 @@ pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), 
     let mut out = String::with_capacity(bytes.len() - body_start);
     let mut i = body_start;
     loop {
-        let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+        let Some(offset) = find_either(b'"', b'\\', &bytes[i..]) else {
             return Err((open, "unterminated string: missing closing quote"));
         };
         let at = i + offset;

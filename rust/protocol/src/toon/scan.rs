@@ -7,6 +7,7 @@
 //! are read, so errors surface in document order.
 
 use super::error::DecodeError;
+use super::swar::{find_byte, run_length};
 
 /// One structural line: offsets into the text, and its indentation depth.
 #[derive(Debug, Clone, Copy)]
@@ -92,7 +93,7 @@ impl<'t> Lines<'t> {
             self.number += 1;
             // Spaces never run past the line's LF (or its CR), so this stays on the line.
             let after_spaces = skip_space_run(bytes, start);
-            let (raw_end, next) = match find_newline(&bytes[after_spaces..]) {
+            let (raw_end, next) = match find_byte(b'\n', &bytes[after_spaces..]) {
                 Some(offset) => (after_spaces + offset, Some(after_spaces + offset + 1)),
                 None => (bytes.len(), None),
             };
@@ -180,60 +181,10 @@ impl<'t> Lines<'t> {
     }
 }
 
-/// The end of the run of spaces that starts at `from`, found eight bytes at a time:
-/// indentation is the bulk of a deeply nested document's bytes.
+/// The end of the run of spaces that starts at `from`.
 #[inline]
 fn skip_space_run(bytes: &[u8], from: usize) -> usize {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-    let mut at = from;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(chunk);
-        // Zero bytes of the XOR are spaces; little-endian, the first byte is the lowest.
-        let others = u64::from_le_bytes(eight) ^ SPACES;
-        if others != 0 {
-            return at + (others.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while at < bytes.len() && bytes[at] == b' ' {
-        at += 1;
-    }
-    at
-}
-
-/// The offset of the first LF in `bytes`.
-///
-/// Most lines are short (a key and a value), and a call into `memchr` costs more than
-/// reading them: the first [`WORD_BY_WORD`] bytes are looked at eight at a time in a
-/// machine word, and only a longer line goes on to `memchr`.
-#[inline]
-fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const WORD_BY_WORD: usize = 128;
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    const LFS: u64 = u64::from_le_bytes([b'\n'; 8]);
-    let head = &bytes[..bytes.len().min(WORD_BY_WORD)];
-    let mut words = head.chunks_exact(8);
-    let mut at = 0;
-    for word in &mut words {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(word);
-        // A zero byte in `word ^ LFS` is an LF. The has-zero-byte test marks the high bit
-        // of the first zero byte exactly (a borrow only runs on past a zero byte, so any
-        // false marks sit above it); little-endian, the first byte is the lowest.
-        let x = u64::from_le_bytes(eight) ^ LFS;
-        let marks = x.wrapping_sub(ONES) & !x & HIGHS;
-        if marks != 0 {
-            return Some(at + (marks.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    if let Some(i) = words.remainder().iter().position(|&b| b == b'\n') {
-        return Some(at + i);
-    }
-    let rest = bytes.get(WORD_BY_WORD..)?;
-    memchr::memchr(b'\n', rest).map(|i| WORD_BY_WORD + i)
+    from + run_length(b' ', &bytes[from..])
 }
 
 /// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it
@@ -265,43 +216,6 @@ mod tests {
             ));
         }
         out
-    }
-
-    #[test]
-    fn newlines_are_found_at_every_offset() {
-        // Across the word-at-a-time head, its remainder and the memchr tail; bytes that
-        // differ from LF in one bit must not be taken for it.
-        for length in 0..150 {
-            let mut text = vec![b'\x0b'; length];
-            text.iter_mut().step_by(3).for_each(|b| *b = b'\x8a');
-            assert_eq!(find_newline(&text), None, "length {length}");
-            for at in 0..length {
-                let mut with_lf = text.clone();
-                with_lf[at] = b'\n';
-                if at + 1 < length {
-                    with_lf[at + 1] = b'\n';
-                }
-                assert_eq!(find_newline(&with_lf), Some(at), "length {length}, at {at}");
-            }
-        }
-    }
-
-    #[test]
-    fn space_runs_end_at_every_offset() {
-        // Across whole words and the byte-at-a-time tail; a byte one bit from a space
-        // (`0x21`, `0xa0`) ends the run.
-        for length in 0..40 {
-            let spaces = vec![b' '; length];
-            assert_eq!(skip_space_run(&spaces, 0), length, "length {length}");
-            for at in 0..length {
-                for other in [b'!', 0xa0, b'\n', b'\t'] {
-                    let mut text = spaces.clone();
-                    text[at] = other;
-                    assert_eq!(skip_space_run(&text, 0), at, "length {length}, at {at}");
-                    assert_eq!(skip_space_run(&text, at), at, "from the byte itself");
-                }
-            }
-        }
     }
 
     #[test]
