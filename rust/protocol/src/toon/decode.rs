@@ -230,13 +230,13 @@ impl<'t> Parser<'t> {
         }
         let content = self.content(&first);
         if content == "[]" {
-            self.lines.next()?;
+            self.lines.advance();
             self.check_nesting(&first, 1)?;
             return self.finish_root(Value::Array(Vec::new()));
         }
         if content.starts_with('[') {
             if let Some(header) = self.header_at(&first, first.content)? {
-                self.lines.next()?;
+                self.lines.advance();
                 // The array lands in `result` at once, or when its list frame closes.
                 self.array_from_header(header, &first, 0, Slot::Root)?;
                 self.run()?;
@@ -244,7 +244,7 @@ impl<'t> Parser<'t> {
                 return self.finish_root(value);
             }
         }
-        self.lines.next()?;
+        self.lines.advance();
         let following = self.lines.peek()?;
         // A colon before any bracket or quote settles it without the quote-aware scan.
         let bytes = content.as_bytes();
@@ -303,7 +303,7 @@ impl<'t> Parser<'t> {
                     if line.depth != depth {
                         return Err(self.over_indented(&line, depth));
                     }
-                    self.lines.next()?;
+                    self.lines.advance();
                     self.field_line(&line, line.content, depth)?;
                 }
                 Frame::List {
@@ -339,7 +339,7 @@ impl<'t> Parser<'t> {
                     {
                         first_item_line.get_or_insert(line.number);
                     }
-                    self.lines.next()?;
+                    self.lines.advance();
                     self.list_item(&line, item_depth)?;
                 }
             }
@@ -814,7 +814,7 @@ impl<'t> Parser<'t> {
             if !self.is_row(&next, delimiter) {
                 break;
             }
-            self.lines.next()?;
+            self.lines.advance();
             first_row.get_or_insert(next.number);
             last_row = next.number;
             self.charge(&next, row_cost)?;
@@ -894,7 +894,7 @@ impl<'t> Parser<'t> {
                 })?;
                 (trim_spaces(&content[..colon]).to_owned(), colon + 1)
             };
-            self.lines.next()?;
+            self.lines.advance();
             first_entry.get_or_insert(next.number);
             last_entry = next.number;
             self.charge(&next, ENTRY_BYTES + key.len() + fields_cost(fields))?;

@@ -64,22 +64,24 @@ impl<'t> Lines<'t> {
             .map_or(0, |start| self.text.len().saturating_sub(start))
     }
 
+    /// The next structural line, left in place for [`Lines::advance`].
+    #[inline]
     pub fn peek(&mut self) -> Result<Option<Line>, DecodeError> {
         if self.peeked.is_none() {
-            self.peeked = self.scan()?;
+            self.scan()?;
         }
         Ok(self.peeked)
     }
 
-    pub fn next(&mut self) -> Result<Option<Line>, DecodeError> {
-        let line = match self.peeked.take() {
-            Some(line) => Some(line),
-            None => self.scan()?,
-        };
-        if let Some(line) = line {
+    /// Consumes the line the last [`Lines::peek`] returned.
+    ///
+    /// The decoder always looks at a line before it takes it, so taking it needs no
+    /// second copy of it.
+    #[inline]
+    pub fn advance(&mut self) {
+        if let Some(line) = self.peeked.take() {
             self.last_consumed = line.number;
         }
-        Ok(line)
     }
 
     /// Reads raw lines until a structural one (or the end).
@@ -87,7 +89,9 @@ impl<'t> Lines<'t> {
     /// Indentation is skipped first and the newline searched for from the content on, so
     /// each byte of a line is looked at once: at depth 6 a line's twelve leading spaces are
     /// a third of it.
-    fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
+    ///
+    /// The line goes into `peeked` (which is empty): returned, it was copied once more.
+    fn scan(&mut self) -> Result<(), DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
             self.number += 1;
@@ -98,10 +102,16 @@ impl<'t> Lines<'t> {
                 None => (bytes.len(), None),
             };
             self.next_start = next;
-            // Exactly one CR before the LF belongs to a CRLF terminator.
             let mut end = raw_end;
-            if end > start && bytes[end - 1] == b'\r' {
-                end -= 1;
+            // Most lines end in neither; one look at the last byte settles that.
+            if end > after_spaces && matches!(bytes[end - 1], b'\r' | b' ') {
+                // Exactly one CR before the LF belongs to a CRLF terminator.
+                if bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                while end > after_spaces && bytes[end - 1] == b' ' {
+                    end -= 1;
+                }
             }
             let (content, first_tab) = if after_spaces < end && bytes[after_spaces] == b'\t' {
                 let (lead, first_tab) = leading_whitespace(bytes, start, end);
@@ -111,9 +121,6 @@ impl<'t> Lines<'t> {
             } else {
                 (after_spaces.min(end), None)
             };
-            while end > content && bytes[end - 1] == b' ' {
-                end -= 1;
-            }
             if first_tab.is_none() && end > content && bytes[content] == b'#' {
                 continue; // A comment: only spaces may precede its `#`.
             }
@@ -125,15 +132,16 @@ impl<'t> Lines<'t> {
                 None => self.depth_of_spaces(content - start)?,
                 Some(tab) => self.depth_with_tabs(bytes, start, tab, content)?,
             };
-            return Ok(Some(Line {
+            self.peeked = Some(Line {
                 number: self.number,
                 start,
                 content,
                 end,
                 depth,
-            }));
+            });
+            return Ok(());
         }
-        Ok(None)
+        Ok(())
     }
 
     /// The depth of `spaces` of indentation; strict mode wants an exact multiple.
@@ -304,6 +312,12 @@ mod tests {
     }
 
     impl Lines<'_> {
+        fn next(&mut self) -> Result<Option<Line>, DecodeError> {
+            let line = self.peek()?;
+            self.advance();
+            Ok(line)
+        }
+
         fn nth(mut self, count: usize) -> Result<(), DecodeError> {
             for _ in 0..count {
                 self.next()?;
