@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use super::error::DecodeError;
 use super::header::{
-    find_unquoted, find_unquoted2, parse_header, skip_spaces, trim_spaces, FieldOp, Fields, Header,
+    find_unquoted, find_unquoted2, parse_header, plain_header_at, skip_spaces, trim_spaces,
+    FieldOp, Fields, Header,
 };
 use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
@@ -548,6 +549,18 @@ impl<'t> Parser<'t> {
                     Some(close) if bytes.get(close + 1) != Some(&b'[') => None,
                     _ => return self.maybe_header_field(line, from, depth),
                 }
+            }
+            Some(at) if bytes[at] == b'[' => {
+                // A bracket first: most headers are `key[N]:` or `key[N]: values`, read
+                // from the bracket on without looking for it again.
+                if let Some(header) = plain_header_at(&self.text[from..line.end], at) {
+                    let header = Header {
+                        inline: header.inline.map(|(start, end)| (from + start, from + end)),
+                        ..header
+                    };
+                    return self.header_field(header, line, from, depth);
+                }
+                return self.maybe_header_field(line, from, depth);
             }
             Some(_) => return self.maybe_header_field(line, from, depth),
             None => None,
@@ -1108,6 +1121,39 @@ mod tests {
             decode_default(text).expect("valid"),
             serde_json::json!({"p": 1, "q": {"r": ["a", "b"]}})
         );
+    }
+
+    #[test]
+    fn headers_read_from_their_bracket_decode_like_the_full_header_parser() {
+        // Nested one level, so each line takes the field-line path that reads a plain
+        // header from the bracket it found; the others must reach the full parser.
+        let cases = [
+            (
+                "o:\n  a[2]: x,y",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            ("o:\n  a[0]:", Ok(serde_json::json!({"o": {"a": []}}))),
+            (
+                "o:\n  a[2|]: x|y",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            (
+                "o:\n  a[1]{b}:\n    7",
+                Ok(serde_json::json!({"o": {"a": [{"b": 7}]}})),
+            ),
+            (
+                "o:\n  a[2]:  x , y ",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            ("o:\n  a [2]: x,y", Err((2, 5))),
+            ("o:\n  a[02]: x,y", Err((2, 5))),
+            ("o:\n  a[2]x: y", Err((2, 7))),
+            ("o:\n  a\"b[2]: x", Err((2, 3))),
+        ];
+        for (text, expected) in cases {
+            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
+            assert_eq!(decoded, expected, "{text:?}");
+        }
     }
 
     #[test]

@@ -255,6 +255,13 @@ fn plain_header(content: &str) -> Option<Header> {
     if bytes[bracket] != b'[' {
         return None;
     }
+    plain_header_at(content, bracket)
+}
+
+/// [`plain_header`] for a line whose first `[`, `:` or `"` is known to be the `[` at
+/// `bracket` (the decoder has looked for it to tell the line's shape).
+pub(crate) fn plain_header_at(content: &str, bracket: usize) -> Option<Header> {
+    let bytes = content.as_bytes();
     let raw_key = &content[..bracket];
     if raw_key.ends_with([' ', '\t']) {
         return None; // An error, which the full parser words.
