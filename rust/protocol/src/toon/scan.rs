@@ -113,24 +113,31 @@ impl<'t> Lines<'t> {
                     end -= 1;
                 }
             }
-            let (content, first_tab) = if after_spaces < end && bytes[after_spaces] == b'\t' {
-                let (lead, first_tab) = leading_whitespace(bytes, start, end);
-                // Strict mode counts only the spaces before a tab as indentation, so
-                // the tab stays in the content and is reported below.
-                (if self.strict { after_spaces } else { lead }, first_tab)
-            } else {
-                (after_spaces.min(end), None)
-            };
-            if first_tab.is_none() && end > content && bytes[content] == b'#' {
-                continue; // A comment: only spaces may precede its `#`.
-            }
-            if end == content {
+            // `end` never goes below `after_spaces`: a line of spaces ends where they do.
+            if end == after_spaces {
                 self.blank_lines.push(self.number);
                 continue;
             }
-            let depth = match first_tab {
-                None => self.depth_of_spaces(content - start)?,
-                Some(tab) => self.depth_with_tabs(bytes, start, tab, content)?,
+            let (content, depth) = match bytes[after_spaces] {
+                b'#' => continue, // A comment: only spaces may precede its `#`.
+                b'\t' => {
+                    // Strict mode counts only the spaces before a tab as indentation, so
+                    // the tab stays in the content and is reported by `depth_with_tabs`.
+                    let content = if self.strict {
+                        after_spaces
+                    } else {
+                        end_of_spaces_and_tabs(bytes, after_spaces, end)
+                    };
+                    if end == content {
+                        self.blank_lines.push(self.number);
+                        continue;
+                    }
+                    (
+                        content,
+                        self.depth_with_tabs(bytes, start, after_spaces, content)?,
+                    )
+                }
+                _ => (after_spaces, self.depth_of_spaces(after_spaces - start)?),
             };
             self.peeked = Some(Line {
                 number: self.number,
@@ -195,18 +202,13 @@ fn skip_space_run(bytes: &[u8], from: usize) -> usize {
     from + run_length(b' ', &bytes[from..])
 }
 
-/// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it
-/// (only lines whose indentation has a tab come here).
-fn leading_whitespace(bytes: &[u8], start: usize, end: usize) -> (usize, Option<usize>) {
-    let mut lead = skip_space_run(&bytes[..end], start);
-    if lead == end || bytes[lead] != b'\t' {
-        return (lead, None);
-    }
-    let first_tab = lead;
+/// The end of the run of spaces and tabs from `from` (a tab) up to `end`.
+fn end_of_spaces_and_tabs(bytes: &[u8], from: usize, end: usize) -> usize {
+    let mut lead = from;
     while lead < end && matches!(bytes[lead], b' ' | b'\t') {
         lead += 1;
     }
-    (lead, Some(first_tab))
+    lead
 }
 
 #[cfg(test)]
