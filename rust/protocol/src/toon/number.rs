@@ -289,6 +289,10 @@ fn short_integer(digits: &[u8]) -> Option<u64> {
 fn short_decimal(digits: &[u8]) -> Option<f64> {
     const MAX_EXACT: u64 = 1 << 53;
     const MAX_DIGITS: usize = 18;
+    // Nineteen bytes hold at most 19 digits, below 10^19: the mantissa cannot overflow.
+    if digits.len() > MAX_DIGITS + 1 {
+        return None;
+    }
     let mut mantissa = 0u64;
     let mut at = 0;
     let mut fraction_start = None;
@@ -302,9 +306,6 @@ fn short_decimal(digits: &[u8]) -> Option<f64> {
             return None;
         }
         at += 1;
-        if at > MAX_DIGITS + 1 {
-            return None;
-        }
     }
     let fraction_start = fraction_start?;
     let integral_digits = fraction_start - 1;
@@ -522,6 +523,8 @@ mod tests {
         for other in [
             "9007199254740993.0",
             "123456789.1234567891",
+            "12345678901234567890.5",
+            "99999999999999999999",
             "1.",
             ".5",
             "05.5",
