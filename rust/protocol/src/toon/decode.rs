@@ -460,7 +460,8 @@ impl<'t> Parser<'t> {
             }
         } else {
             let pending = &mut self.entries[*start..];
-            if let Some(entry) = pending.iter_mut().find(|(seen, _)| *seen == key) {
+            if let Some(at) = position_of_key(pending, &key) {
+                let entry = &mut pending[at];
                 if !self.strict {
                     entry.1 = value;
                     return Ok(());
@@ -1056,6 +1057,23 @@ impl<'t> Parser<'t> {
 #[inline]
 fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
     super::swar::find_any_of_three(b':', b'[', b'"', bytes)
+}
+
+/// Where `key` is among an open object's pending entries.
+///
+/// A plain loop rather than `Iterator::position`, which stayed an out-of-line call per
+/// line; most keys differ from the others in length, so their bytes are seldom compared.
+#[inline(always)]
+fn position_of_key(pending: &[(String, Value)], key: &str) -> Option<usize> {
+    let mut at = 0;
+    while at < pending.len() {
+        let seen = pending[at].0.as_bytes();
+        if seen.len() == key.len() && seen == key.as_bytes() {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 /// What the objects of one row take besides their cells: an entry and a key copy for every
