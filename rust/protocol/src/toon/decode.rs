@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use super::error::DecodeError;
 use super::header::{
-    find_unquoted, find_unquoted2, parse_header, skip_spaces, trim_spaces, FieldOp, Fields, Header,
+    find_unquoted, find_unquoted2, parse_header, plain_header_at, skip_spaces, trim_spaces,
+    FieldOp, Fields, Header,
 };
 use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
@@ -230,13 +231,13 @@ impl<'t> Parser<'t> {
         }
         let content = self.content(&first);
         if content == "[]" {
-            self.lines.next()?;
+            self.lines.advance();
             self.check_nesting(&first, 1)?;
             return self.finish_root(Value::Array(Vec::new()));
         }
         if content.starts_with('[') {
             if let Some(header) = self.header_at(&first, first.content)? {
-                self.lines.next()?;
+                self.lines.advance();
                 // The array lands in `result` at once, or when its list frame closes.
                 self.array_from_header(header, &first, 0, Slot::Root)?;
                 self.run()?;
@@ -244,9 +245,15 @@ impl<'t> Parser<'t> {
                 return self.finish_root(value);
             }
         }
-        self.lines.next()?;
+        self.lines.advance();
         let following = self.lines.peek()?;
-        let has_colon = find_unquoted(content.as_bytes(), b':', 0).is_some();
+        // A colon before any bracket or quote settles it without the quote-aware scan.
+        let bytes = content.as_bytes();
+        let has_colon = match first_colon_bracket_or_quote(bytes) {
+            Some(at) if bytes[at] == b':' => true,
+            None => false,
+            Some(_) => find_unquoted(bytes, b':', 0).is_some(),
+        };
         if !has_colon {
             match following {
                 None => return self.primitive(&first, first.content, first.end),
@@ -297,7 +304,7 @@ impl<'t> Parser<'t> {
                     if line.depth != depth {
                         return Err(self.over_indented(&line, depth));
                     }
-                    self.lines.next()?;
+                    self.lines.advance();
                     self.field_line(&line, line.content, depth)?;
                 }
                 Frame::List {
@@ -333,7 +340,7 @@ impl<'t> Parser<'t> {
                     {
                         first_item_line.get_or_insert(line.number);
                     }
-                    self.lines.next()?;
+                    self.lines.advance();
                     self.list_item(&line, item_depth)?;
                 }
             }
@@ -424,6 +431,10 @@ impl<'t> Parser<'t> {
 
     /// Inserts into the innermost open object, rejecting a key seen before
     /// (strict mode) or replacing its value in place (non-strict: the last one wins).
+    ///
+    /// Inlined, like [`Parser::field_line`] and [`Parser::trimmed_primitive`]: they run once
+    /// per line, and as calls their register saves and restores were a tenth of a line's cost.
+    #[inline(always)]
     fn insert(
         &mut self,
         key: String,
@@ -449,7 +460,8 @@ impl<'t> Parser<'t> {
             }
         } else {
             let pending = &mut self.entries[*start..];
-            if let Some(entry) = pending.iter_mut().find(|(seen, _)| *seen == key) {
+            if let Some(at) = position_of_key(pending, &key) {
+                let entry = &mut pending[at];
                 if !self.strict {
                     entry.1 = value;
                     return Ok(());
@@ -531,9 +543,9 @@ impl<'t> Parser<'t> {
 
     /// A `key: value` or `key[N]...:` line inside the innermost object; `from`
     /// is where the key starts (after a list hyphen, for list items).
+    #[inline(always)]
     fn field_line(&mut self, line: &Line, from: usize, depth: usize) -> Result<(), DecodeError> {
-        let content = &self.text[from..line.end];
-        let bytes = content.as_bytes();
+        let bytes = &self.text.as_bytes()[from..line.end];
         // The common case, `key: value` with a bare key, is settled by the first
         // of `:`, `[` and `"`; everything else takes the general path.
         let simple_colon = match first_colon_bracket_or_quote(bytes) {
@@ -543,6 +555,18 @@ impl<'t> Parser<'t> {
                     Some(close) if bytes.get(close + 1) != Some(&b'[') => None,
                     _ => return self.maybe_header_field(line, from, depth),
                 }
+            }
+            Some(at) if bytes[at] == b'[' => {
+                // A bracket first: most headers are `key[N]:` or `key[N]: values`, read
+                // from the bracket on without looking for it again.
+                if let Some(header) = plain_header_at(&self.text[from..line.end], at) {
+                    let header = Header {
+                        inline: header.inline.map(|(start, end)| (from + start, from + end)),
+                        ..header
+                    };
+                    return self.header_field(header, line, from, depth);
+                }
+                return self.maybe_header_field(line, from, depth);
             }
             Some(_) => return self.maybe_header_field(line, from, depth),
             None => None,
@@ -588,26 +612,33 @@ impl<'t> Parser<'t> {
         depth: usize,
         colon: Option<usize>,
     ) -> Result<(), DecodeError> {
-        let content = &self.text[from..line.end];
-        let bytes = content.as_bytes();
-        let (key, after_colon) = if bytes.first() == Some(&b'"') {
+        // Offsets stay absolute and the text is sliced once per string it yields: every
+        // `str` slice checks both of its ends for a character boundary.
+        let bytes = &self.text.as_bytes()[..line.end];
+        let (key, after_colon) = if bytes[from] == b'"' {
+            let content = &self.text[from..line.end];
             let (key, end) =
                 decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
-            let colon = skip_spaces(bytes, end);
+            let colon = from + skip_spaces(content.as_bytes(), end);
             if bytes.get(colon) != Some(&b':') {
-                return Err(self.error_at(line, from + colon, "missing colon after key"));
+                return Err(self.error_at(line, colon, "missing colon after key"));
             }
             (key, colon + 1)
         } else {
             let colon = match colon {
-                Some(colon) => colon,
-                None => find_unquoted(bytes, b':', 0)
+                Some(colon) => from + colon,
+                None => find_unquoted(bytes, b':', from)
                     .ok_or_else(|| self.error_at(line, from, "missing colon after key"))?,
             };
-            (trim_spaces(&content[..colon]).to_owned(), colon + 1)
+            let key_start = skip_spaces(bytes, from).min(colon);
+            let mut key_end = colon;
+            while key_end > key_start && bytes[key_end - 1] == b' ' {
+                key_end -= 1;
+            }
+            (self.text[key_start..key_end].to_owned(), colon + 1)
         };
-        let value_start = from + skip_spaces(bytes, after_colon);
-        let rest = &self.text[value_start..line.end];
+        let value_start = skip_spaces(bytes, after_colon);
+        let rest = &bytes[value_start..];
         if rest.is_empty() {
             match self.lines.peek()? {
                 Some(next) if next.depth > depth => {
@@ -630,11 +661,12 @@ impl<'t> Parser<'t> {
                 }
             }
         }
-        let value = if rest == "[]" {
+        let value = if rest == b"[]" {
             self.check_nesting(line, 1)?;
             Value::Array(Vec::new())
         } else {
-            self.primitive(line, value_start, line.end)?
+            // The line's end is trimmed already, and its start was just skipped to.
+            self.trimmed_primitive(line, value_start, line.end)?
         };
         self.insert(key, value, line, from)
     }
@@ -801,7 +833,7 @@ impl<'t> Parser<'t> {
             if !self.is_row(&next, delimiter) {
                 break;
             }
-            self.lines.next()?;
+            self.lines.advance();
             first_row.get_or_insert(next.number);
             last_row = next.number;
             self.charge(&next, row_cost)?;
@@ -881,7 +913,7 @@ impl<'t> Parser<'t> {
                 })?;
                 (trim_spaces(&content[..colon]).to_owned(), colon + 1)
             };
-            self.lines.next()?;
+            self.lines.advance();
             first_entry.get_or_insert(next.number);
             last_entry = next.number;
             self.charge(&next, ENTRY_BYTES + key.len() + fields_cost(fields))?;
@@ -967,20 +999,35 @@ impl<'t> Parser<'t> {
 
     /// Decodes the token in `start..end` (spaces around it ignored).
     fn primitive(&self, line: &Line, start: usize, end: usize) -> Result<Value, DecodeError> {
-        let raw = &self.text[start..end];
-        let token = trim_spaces(raw);
+        let bytes = &self.text.as_bytes()[..end];
+        let start = skip_spaces(bytes, start);
+        let mut end = end;
+        while end > start && bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        self.trimmed_primitive(line, start, end)
+    }
+
+    /// Decodes the token in `start..end`, which neither starts nor ends with a space.
+    #[inline(always)]
+    fn trimmed_primitive(
+        &self,
+        line: &Line,
+        start: usize,
+        end: usize,
+    ) -> Result<Value, DecodeError> {
+        let token = &self.text[start..end];
         let Some(&first) = token.as_bytes().first() else {
             return Ok(Value::String(String::new()));
         };
         match first {
             b'"' => {
-                let offset = start + skip_spaces(raw.as_bytes(), 0);
                 let (text, after) = decode_quoted(token, 0)
-                    .map_err(|(at, m)| self.error_at(line, offset + at, m))?;
+                    .map_err(|(at, m)| self.error_at(line, start + at, m))?;
                 if after != token.len() {
                     return Err(self.error_at(
                         line,
-                        offset + after,
+                        start + after,
                         "unexpected characters after closing quote",
                     ));
                 }
@@ -1005,23 +1052,28 @@ impl<'t> Parser<'t> {
     }
 }
 
-/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape.
-///
-/// Keys are short, so the first bytes are looked at one by one: a call into `memchr3`
-/// costs more than the handful of bytes before a typical key's colon. Past them, the
-/// rest of a long line goes to `memchr3`.
+/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape (keys are short:
+/// searched a word at a time, see [`super::swar`]).
 #[inline]
 fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
-    const BYTE_BY_BYTE: usize = 16;
-    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
-    if let Some(at) = head
-        .iter()
-        .position(|&byte| matches!(byte, b':' | b'[' | b'"'))
-    {
-        return Some(at);
+    super::swar::find_any_of_three(b':', b'[', b'"', bytes)
+}
+
+/// Where `key` is among an open object's pending entries.
+///
+/// A plain loop rather than `Iterator::position`, which stayed an out-of-line call per
+/// line; most keys differ from the others in length, so their bytes are seldom compared.
+#[inline(always)]
+fn position_of_key(pending: &[(String, Value)], key: &str) -> Option<usize> {
+    let mut at = 0;
+    while at < pending.len() {
+        let seen = pending[at].0.as_bytes();
+        if seen.len() == key.len() && seen == key.as_bytes() {
+            return Some(at);
+        }
+        at += 1;
     }
-    let rest = bytes.get(BYTE_BY_BYTE..)?;
-    memchr::memchr3(b':', b'[', b'"', rest).map(|at| BYTE_BY_BYTE + at)
+    None
 }
 
 /// What the objects of one row take besides their cells: an entry and a key copy for every
@@ -1093,6 +1145,39 @@ mod tests {
             decode_default(text).expect("valid"),
             serde_json::json!({"p": 1, "q": {"r": ["a", "b"]}})
         );
+    }
+
+    #[test]
+    fn headers_read_from_their_bracket_decode_like_the_full_header_parser() {
+        // Nested one level, so each line takes the field-line path that reads a plain
+        // header from the bracket it found; the others must reach the full parser.
+        let cases = [
+            (
+                "o:\n  a[2]: x,y",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            ("o:\n  a[0]:", Ok(serde_json::json!({"o": {"a": []}}))),
+            (
+                "o:\n  a[2|]: x|y",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            (
+                "o:\n  a[1]{b}:\n    7",
+                Ok(serde_json::json!({"o": {"a": [{"b": 7}]}})),
+            ),
+            (
+                "o:\n  a[2]:  x , y ",
+                Ok(serde_json::json!({"o": {"a": ["x", "y"]}})),
+            ),
+            ("o:\n  a [2]: x,y", Err((2, 5))),
+            ("o:\n  a[02]: x,y", Err((2, 5))),
+            ("o:\n  a[2]x: y", Err((2, 7))),
+            ("o:\n  a\"b[2]: x", Err((2, 3))),
+        ];
+        for (text, expected) in cases {
+            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
+            assert_eq!(decoded, expected, "{text:?}");
+        }
     }
 
     #[test]

@@ -6,7 +6,13 @@ use std::fmt;
 ///
 /// Carries the 1-based line and column (in characters) of the offending text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<Details>);
+
+/// Behind a box so that every `Result` the decoder passes around is one word wider than
+/// its value at most: most of them are `Result<(), _>` or `Result<Value, _>` on the hot
+/// path, and an inline 40-byte error made each one a copy through memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Details {
     line: usize,
     column: usize,
     message: String,
@@ -14,26 +20,26 @@ pub struct DecodeError {
 
 impl DecodeError {
     pub(crate) fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
-        Self {
+        Self(Box::new(Details {
             line,
             column,
             message: message.into(),
-        }
+        }))
     }
 
     /// 1-based line number.
     pub fn line(&self) -> usize {
-        self.line
+        self.0.line
     }
 
     /// 1-based column, counted in Unicode scalar values.
     pub fn column(&self) -> usize {
-        self.column
+        self.0.column
     }
 
     /// What was wrong, without the position.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 
@@ -42,7 +48,7 @@ impl fmt::Display for DecodeError {
         write!(
             f,
             "line {}, column {}: {}",
-            self.line, self.column, self.message
+            self.0.line, self.0.column, self.0.message
         )
     }
 }

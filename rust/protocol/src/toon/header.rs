@@ -7,7 +7,8 @@
 use std::collections::HashSet;
 
 use super::options::Delimiter;
-use super::quote::{decode_quoted, find_closing_quote};
+use super::quote::{decode_quoted, find_closing_quote, first_of_two};
+use super::swar::find_any_of_three;
 
 /// A problem at a byte offset of the scanned content.
 pub(crate) type ContentError = (usize, String);
@@ -17,8 +18,7 @@ pub(crate) type ContentError = (usize, String);
 pub(crate) fn find_unquoted(bytes: &[u8], target: u8, from: usize) -> Option<usize> {
     let mut i = from;
     while i < bytes.len() {
-        let offset = memchr::memchr2(target, b'"', &bytes[i..])?;
-        let at = i + offset;
+        let at = i + first_of_two(target, b'"', &bytes[i..])?;
         if bytes[at] == target {
             return Some(at);
         }
@@ -251,10 +251,17 @@ fn plain_header(content: &str) -> Option<Header> {
     let bytes = content.as_bytes();
     // The first `[`, `:` or `"` must be the bracket: a colon first makes a key-value line,
     // a quote first a quoted key.
-    let bracket = memchr::memchr3(b'[', b':', b'"', bytes)?;
+    let bracket = find_any_of_three(b'[', b':', b'"', bytes)?;
     if bytes[bracket] != b'[' {
         return None;
     }
+    plain_header_at(content, bracket)
+}
+
+/// [`plain_header`] for a line whose first `[`, `:` or `"` is known to be the `[` at
+/// `bracket` (the decoder has looked for it to tell the line's shape).
+pub(crate) fn plain_header_at(content: &str, bracket: usize) -> Option<Header> {
+    let bytes = content.as_bytes();
     let raw_key = &content[..bracket];
     if raw_key.ends_with([' ', '\t']) {
         return None; // An error, which the full parser words.
@@ -567,6 +574,27 @@ mod tests {
             header("i[1]{\"a{b}\",c}:").fields.expect("fields").ops,
             vec![leaf("a{b}"), leaf("c")]
         );
+    }
+
+    #[test]
+    fn unquoted_bytes_are_found_before_and_past_the_byte_by_byte_head() {
+        for length in 0..48 {
+            let plain = "x".repeat(length);
+            assert_eq!(find_unquoted(plain.as_bytes(), b',', 0), None);
+            for at in 0..length {
+                let mut text = plain.clone().into_bytes();
+                text[at] = b',';
+                assert_eq!(find_unquoted(&text, b',', 0), Some(at), "{length} {at}");
+                // Behind a quoted comma, the unquoted one after it is found.
+                let quoted = format!(
+                    "\"{}\"{}",
+                    ",".repeat(at),
+                    String::from_utf8(text).expect("ASCII")
+                );
+                let expected = at + 2 + at;
+                assert_eq!(find_unquoted(quoted.as_bytes(), b',', 0), Some(expected));
+            }
+        }
     }
 
     #[test]

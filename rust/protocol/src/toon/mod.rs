@@ -32,6 +32,7 @@ mod number;
 mod options;
 mod quote;
 mod scan;
+mod swar;
 
 pub use error::DecodeError;
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};

@@ -214,6 +214,10 @@ pub(crate) fn decode_number(token: &str) -> Option<Value> {
             Number::from(magnitude)
         }));
     }
+    if let Some(magnitude) = short_decimal(&bytes[start..]) {
+        let float = if negative { -magnitude } else { magnitude };
+        return Some(float_to_value(float).unwrap_or_else(|| Value::String(token.to_owned())));
+    }
     let shape = scan_number_shape(bytes, start)?;
     if shape.end != bytes.len() {
         return None;
@@ -275,6 +279,42 @@ fn short_integer(digits: &[u8]) -> Option<u64> {
         value = value * 10 + u64::from(digit);
     }
     Some(value)
+}
+
+/// The value of `digits` when it is `integral.fraction` without an exponent, with at most
+/// 18 digits in all, no leading zero and a mantissa of at most 2^53 (the common decimal,
+/// read in one pass, with the arithmetic of [`exact_small_float`], so the same result);
+/// `None` sends everything else to the full grammar.
+#[inline]
+fn short_decimal(digits: &[u8]) -> Option<f64> {
+    const MAX_EXACT: u64 = 1 << 53;
+    const MAX_DIGITS: usize = 18;
+    // Nineteen bytes hold at most 19 digits, below 10^19: the mantissa cannot overflow.
+    if digits.len() > MAX_DIGITS + 1 {
+        return None;
+    }
+    let mut mantissa = 0u64;
+    let mut at = 0;
+    let mut fraction_start = None;
+    while let Some(&byte) = digits.get(at) {
+        let digit = byte.wrapping_sub(b'0');
+        if digit <= 9 {
+            mantissa = mantissa * 10 + u64::from(digit);
+        } else if byte == b'.' && fraction_start.is_none() {
+            fraction_start = Some(at + 1);
+        } else {
+            return None;
+        }
+        at += 1;
+    }
+    let fraction_start = fraction_start?;
+    let integral_digits = fraction_start - 1;
+    let fraction_digits = digits.len() - fraction_start;
+    let leading_zero = digits[0] == b'0' && integral_digits > 1;
+    if integral_digits == 0 || fraction_digits == 0 || leading_zero || mantissa > MAX_EXACT {
+        return None;
+    }
+    Some(mantissa as f64 / EXACT_POWERS_OF_TEN[fraction_digits])
 }
 
 /// Powers of ten that `f64` holds exactly.
@@ -459,6 +499,9 @@ mod tests {
             if let Some(fast) = exact_small_float(text.as_bytes()) {
                 assert_eq!(fast.to_bits(), parsed.to_bits(), "{text}");
             }
+            if let Some(fast) = short_decimal(text.as_bytes()) {
+                assert_eq!(fast.to_bits(), parsed.to_bits(), "{text}");
+            }
             assert_eq!(
                 decode_number(text),
                 Some(float_to_value(parsed).expect("finite")),
@@ -474,6 +517,29 @@ mod tests {
         assert_eq!(exact_small_float(b"134.68"), Some(134.68));
         assert_eq!(exact_small_float(b"9007199254740993.0"), None, "past 2^53");
         assert_eq!(exact_small_float(b"1e23"), None, "past 10^22");
+        assert_eq!(short_decimal(b"134.68"), Some(134.68));
+        assert_eq!(short_decimal(b"0.5"), Some(0.5));
+        // Everything else is left to the full grammar.
+        for other in [
+            "9007199254740993.0",
+            "123456789.1234567891",
+            "12345678901234567890.5",
+            "99999999999999999999",
+            "1.",
+            ".5",
+            "05.5",
+            "1.2.3",
+            "1.5e3",
+            "1",
+            "1.x",
+        ] {
+            assert_eq!(short_decimal(other.as_bytes()), None, "{other}");
+        }
+        assert_eq!(decode_number("05.5"), None, "a leading zero is a string");
+        assert_eq!(decode_number("1."), None);
+        assert_eq!(decode_number("-0.0"), Some(json!(0)));
+        assert_eq!(decode_number("2.50"), Some(json!(2.5)));
+        assert_eq!(decode_number("3.0"), Some(json!(3)));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use super::number::is_numeric_like;
 use super::options::Delimiter;
+use super::swar::find_either;
 
 /// Bytes that force quoting wherever they appear in a value: C0 controls and
 /// the structural characters `: " \ [ ] { }`. The active delimiter is added
@@ -164,10 +165,25 @@ pub(crate) fn push_string_value(text: &str, delimiter: Delimiter, out: &mut Stri
 /// A problem inside a quoted string: byte offset (into the scanned text) and reason.
 pub(crate) type QuoteError = (usize, &'static str);
 
+/// The first `first` or `second` in `bytes`.
+///
+/// What is searched is mostly short (a cell, a key, a quoted string): the first bytes are looked at one by
+/// one, since a call into `memchr2` costs more than they do, and the rest goes to `memchr2`.
+#[inline]
+pub(crate) fn first_of_two(first: u8, second: u8, bytes: &[u8]) -> Option<usize> {
+    const BYTE_BY_BYTE: usize = 16;
+    let head = &bytes[..bytes.len().min(BYTE_BY_BYTE)];
+    if let Some(at) = head.iter().position(|&b| b == first || b == second) {
+        return Some(at);
+    }
+    let rest = bytes.get(BYTE_BY_BYTE..)?;
+    memchr::memchr2(first, second, rest).map(|at| BYTE_BY_BYTE + at)
+}
+
 /// Index of the closing quote for the quote at `open`, skipping escaped bytes.
 pub(crate) fn find_closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
     let mut i = open + 1;
-    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+    while let Some(offset) = first_of_two(b'"', b'\\', &bytes[i..]) {
         let at = i + offset;
         if bytes[at] == b'"' {
             return Some(at);
@@ -186,7 +202,7 @@ pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), 
     let bytes = text.as_bytes();
     let body_start = open + 1;
     // Fast path: no escapes before the closing quote.
-    match memchr::memchr2(b'"', b'\\', &bytes[body_start..]) {
+    match find_either(b'"', b'\\', &bytes[body_start..]) {
         None => return Err((open, "unterminated string: missing closing quote")),
         Some(offset) if bytes[body_start + offset] == b'"' => {
             let close = body_start + offset;
@@ -197,7 +213,7 @@ pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), 
     let mut out = String::with_capacity(bytes.len() - body_start);
     let mut i = body_start;
     loop {
-        let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+        let Some(offset) = find_either(b'"', b'\\', &bytes[i..]) else {
             return Err((open, "unterminated string: missing closing quote"));
         };
         let at = i + offset;

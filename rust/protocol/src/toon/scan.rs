@@ -7,6 +7,7 @@
 //! are read, so errors surface in document order.
 
 use super::error::DecodeError;
+use super::swar::{find_byte, run_length};
 
 /// One structural line: offsets into the text, and its indentation depth.
 #[derive(Debug, Clone, Copy)]
@@ -63,121 +64,151 @@ impl<'t> Lines<'t> {
             .map_or(0, |start| self.text.len().saturating_sub(start))
     }
 
+    /// The next structural line, left in place for [`Lines::advance`].
+    #[inline]
     pub fn peek(&mut self) -> Result<Option<Line>, DecodeError> {
         if self.peeked.is_none() {
-            self.peeked = self.scan()?;
+            self.scan()?;
         }
         Ok(self.peeked)
     }
 
-    pub fn next(&mut self) -> Result<Option<Line>, DecodeError> {
-        let line = match self.peeked.take() {
-            Some(line) => Some(line),
-            None => self.scan()?,
-        };
-        if let Some(line) = line {
+    /// Consumes the line the last [`Lines::peek`] returned.
+    ///
+    /// The decoder always looks at a line before it takes it, so taking it needs no
+    /// second copy of it.
+    #[inline]
+    pub fn advance(&mut self) {
+        if let Some(line) = self.peeked.take() {
             self.last_consumed = line.number;
         }
-        Ok(line)
     }
 
     /// Reads raw lines until a structural one (or the end).
-    fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
+    ///
+    /// Indentation is skipped first and the newline searched for from the content on, so
+    /// each byte of a line is looked at once: at depth 6 a line's twelve leading spaces are
+    /// a third of it.
+    ///
+    /// The line goes into `peeked` (which is empty): returned, it was copied once more.
+    fn scan(&mut self) -> Result<(), DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
-            let (raw_end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
-                Some(offset) => (start + offset, Some(start + offset + 1)),
+            self.number += 1;
+            // Spaces never run past the line's LF (or its CR), so this stays on the line.
+            let after_spaces = skip_space_run(bytes, start);
+            let (raw_end, next) = match find_byte(b'\n', &bytes[after_spaces..]) {
+                Some(offset) => (after_spaces + offset, Some(after_spaces + offset + 1)),
                 None => (bytes.len(), None),
             };
             self.next_start = next;
-            self.number += 1;
-            // Exactly one CR before the LF belongs to a CRLF terminator.
             let mut end = raw_end;
-            if end > start && bytes[end - 1] == b'\r' {
-                end -= 1;
+            // Most lines end in neither; one look at the last byte settles that.
+            if end > after_spaces && matches!(bytes[end - 1], b'\r' | b' ') {
+                // Exactly one CR before the LF belongs to a CRLF terminator.
+                if bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                while end > after_spaces && bytes[end - 1] == b' ' {
+                    end -= 1;
+                }
             }
-            let (lead, first_tab) = leading_whitespace(bytes, start, end);
-            // Strict mode counts only the spaces before a tab as indentation, so
-            // the tab stays in the content and is reported below.
-            let content = match first_tab {
-                Some(tab) if self.strict => tab,
-                _ => lead,
-            };
-            while end > content && bytes[end - 1] == b' ' {
-                end -= 1;
-            }
-            if first_tab.is_none() && end > content && bytes[content] == b'#' {
-                continue; // A comment: only spaces may precede its `#`.
-            }
-            if end == content {
+            // `end` never goes below `after_spaces`: a line of spaces ends where they do.
+            if end == after_spaces {
                 self.blank_lines.push(self.number);
                 continue;
             }
-            let depth = if let Some(tab) = first_tab {
-                if self.strict {
-                    return Err(DecodeError::new(
-                        self.number,
-                        tab - start + 1,
-                        "tabs are not allowed in indentation in strict mode",
-                    ));
+            let (content, depth) = match bytes[after_spaces] {
+                b'#' => continue, // A comment: only spaces may precede its `#`.
+                b'\t' => {
+                    // Strict mode counts only the spaces before a tab as indentation, so
+                    // the tab stays in the content and is reported by `depth_with_tabs`.
+                    let content = if self.strict {
+                        after_spaces
+                    } else {
+                        end_of_spaces_and_tabs(bytes, after_spaces, end)
+                    };
+                    if end == content {
+                        self.blank_lines.push(self.number);
+                        continue;
+                    }
+                    (
+                        content,
+                        self.depth_with_tabs(bytes, start, after_spaces, content)?,
+                    )
                 }
-                // Lenient: each tab is one level, spaces count in indent units.
-                let tabs = bytes[start..lead].iter().filter(|&&b| b == b'\t').count();
-                (lead - start - tabs) / self.indent + tabs
-            } else {
-                let spaces = content - start;
-                let (depth, misaligned) = match self.indent_shift {
-                    Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
-                    None => (spaces / self.indent, spaces % self.indent != 0),
-                };
-                if self.strict && misaligned {
-                    return Err(DecodeError::new(
-                        self.number,
-                        1,
-                        format!(
-                            "indentation must be a multiple of {} spaces, found {spaces}",
-                            self.indent
-                        ),
-                    ));
-                }
-                depth
+                _ => (after_spaces, self.depth_of_spaces(after_spaces - start)?),
             };
-            return Ok(Some(Line {
+            self.peeked = Some(Line {
                 number: self.number,
                 start,
                 content,
                 end,
                 depth,
-            }));
+            });
+            return Ok(());
         }
-        Ok(None)
+        Ok(())
+    }
+
+    /// The depth of `spaces` of indentation; strict mode wants an exact multiple.
+    #[inline]
+    fn depth_of_spaces(&self, spaces: usize) -> Result<usize, DecodeError> {
+        let (depth, misaligned) = match self.indent_shift {
+            Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
+            None => (spaces / self.indent, spaces % self.indent != 0),
+        };
+        if self.strict && misaligned {
+            return Err(DecodeError::new(
+                self.number,
+                1,
+                format!(
+                    "indentation must be a multiple of {} spaces, found {spaces}",
+                    self.indent
+                ),
+            ));
+        }
+        Ok(depth)
+    }
+
+    /// The depth of indentation with a tab at `tab`: an error in strict mode; lenient mode
+    /// counts each tab as one level and the spaces in indent units.
+    #[cold]
+    fn depth_with_tabs(
+        &self,
+        bytes: &[u8],
+        start: usize,
+        tab: usize,
+        content: usize,
+    ) -> Result<usize, DecodeError> {
+        if self.strict {
+            return Err(DecodeError::new(
+                self.number,
+                tab - start + 1,
+                "tabs are not allowed in indentation in strict mode",
+            ));
+        }
+        let tabs = bytes[start..content]
+            .iter()
+            .filter(|&&b| b == b'\t')
+            .count();
+        Ok((content - start - tabs) / self.indent + tabs)
     }
 }
 
-/// The end of the run of spaces and tabs that starts `start..end`, and the first tab in it.
-///
-/// Indentation is the bulk of a deeply nested document's bytes (a line at depth 6 starts
-/// with 12 spaces), so the spaces are skipped eight at a time; tabs, which only lenient
-/// mode accepts, take the byte-at-a-time path.
-fn leading_whitespace(bytes: &[u8], start: usize, end: usize) -> (usize, Option<usize>) {
-    let mut lead = start;
-    for chunk in bytes[start..end].chunks_exact(8) {
-        if chunk != [b' '; 8] {
-            break;
-        }
-        lead += 8;
-    }
-    while lead < end && bytes[lead] == b' ' {
-        lead += 1;
-    }
-    if lead == end || bytes[lead] != b'\t' {
-        return (lead, None);
-    }
-    let first_tab = lead;
+/// The end of the run of spaces that starts at `from`.
+#[inline]
+fn skip_space_run(bytes: &[u8], from: usize) -> usize {
+    from + run_length(b' ', &bytes[from..])
+}
+
+/// The end of the run of spaces and tabs from `from` (a tab) up to `end`.
+fn end_of_spaces_and_tabs(bytes: &[u8], from: usize, end: usize) -> usize {
+    let mut lead = from;
     while lead < end && matches!(bytes[lead], b' ' | b'\t') {
         lead += 1;
     }
-    (lead, Some(first_tab))
+    lead
 }
 
 #[cfg(test)]
@@ -195,6 +226,23 @@ mod tests {
             ));
         }
         out
+    }
+
+    #[test]
+    fn whitespace_only_lines_are_blank_whatever_ends_them() {
+        let text = "a:\n    \r\n  \n\n  b: 1\n          ";
+        let mut lines = Lines::new(text, 2, true);
+        let mut found = Vec::new();
+        while let Some(line) = lines.next().expect("valid") {
+            found.push((line.number, line.depth));
+        }
+        assert_eq!(found, vec![(1, 0), (5, 1)]);
+        assert_eq!(lines.blank_lines, vec![2, 3, 4, 6]);
+        // A tab after the spaces of a blank line is still a tab in indentation.
+        let error = Lines::new("a:\n  \t\r\n", 2, true)
+            .nth(2)
+            .expect_err("tab in indentation");
+        assert_eq!((error.line(), error.column()), (2, 3));
     }
 
     #[test]
@@ -266,6 +314,12 @@ mod tests {
     }
 
     impl Lines<'_> {
+        fn next(&mut self) -> Result<Option<Line>, DecodeError> {
+            let line = self.peek()?;
+            self.advance();
+            Ok(line)
+        }
+
         fn nth(mut self, count: usize) -> Result<(), DecodeError> {
             for _ in 0..count {
                 self.next()?;
