@@ -529,8 +529,10 @@ impl BenchReport {
              `ToolCallContext.complete`. Its guard is `SecurityGuard.allowAll()`, in Java as a \
              plugin's is, so every call enters the JVM once: one job queued to a callback \
              thread judges it and, the checkpoint's gate open, runs the handler, which answers \
-             back to a Tokio worker. The Rust-handler rows are the `ide-mcp` rows \
-             above (`AllowAll` and `echo` in Rust, in process). The same load generator drives \
+             back to a Tokio worker. Its log sink takes warnings only, as the Rust-handler \
+             target logs nothing (an INFO audit line per call through `java.util.logging` \
+             would be the log's cost, not the hop's). The Rust-handler rows are the `ide-mcp` \
+             rows above (`AllowAll` and `echo` in Rust, in process). The same load generator drives \
              both, and the latency calls of the Java target take turns with the other targets' \
              in the same rounds; before them, the Java target got {warmup_calls} extra sequential \
              calls so that the JIT has compiled the path (an IDE's JVM is long warm).\n"
