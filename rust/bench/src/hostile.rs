@@ -360,15 +360,7 @@ fn mib(bytes: f64) -> String {
 }
 
 fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    crate::report::thousands(u64::try_from(n).unwrap_or(u64::MAX))
 }
 
 /// The Markdown section.

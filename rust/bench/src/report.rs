@@ -760,8 +760,8 @@ impl BenchReport {
     }
 }
 
-/// `1234567` as `1,234,567`.
-fn thousands(value: u64) -> String {
+/// `1234567` as `1,234,567`: every count the benchmark sections print.
+pub(crate) fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {

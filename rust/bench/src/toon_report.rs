@@ -570,17 +570,9 @@ fn duration(ns: f64) -> String {
     format!("{value:.digits$} {unit}")
 }
 
-/// A whole number with thousands separators.
+/// A whole number with thousands separators (a negative one as 0).
 fn thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    crate::report::thousands(value.max(0.0).round() as u64)
 }
 
 /// Near the goal: within 5 % of it.

@@ -120,20 +120,12 @@ impl Outbox {
         if self.failed {
             return;
         }
-        if !self.batch.is_empty() {
-            let write = self.socket.write_all(&self.batch);
-            if !matches!(
-                tokio::time::timeout(self.write_timeout, write).await,
-                Ok(Ok(()))
-            ) {
-                return;
-            }
-            self.batch.clear();
-        }
         loop {
-            self.gather(wire);
             if self.batch.is_empty() {
-                break;
+                self.gather(wire);
+                if self.batch.is_empty() {
+                    break;
+                }
             }
             let write = self.socket.write_all(&self.batch);
             if !matches!(
