@@ -3,11 +3,10 @@
 //! project directory, looked up in the per-user registry of live server sets every time the
 //! bridge (re)connects.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ide_mcp_server::client::token_file_beside;
-use ide_mcp_server::live_sets::{find_for_project, list_live_sets};
-use ide_mcp_server::runtime_dir::TOKEN_FILE_NAME;
+use ide_mcp_server::live_sets::{absolute_project_directory, endpoint_for_project};
 use ide_mcp_server::ServerName;
 
 /// What the bridge was told to reach.
@@ -51,7 +50,7 @@ impl BridgeTarget {
                     .parse::<ServerName>()
                     .map_err(|error| error.to_string())?;
                 Ok(BridgeTarget::Project {
-                    directory: absolute(&directory)?,
+                    directory: absolute_project_directory(&directory)?,
                     server,
                 })
             }
@@ -77,41 +76,12 @@ impl BridgeTarget {
                 token_file: token_file.clone(),
             }),
             BridgeTarget::Project { directory, server } => {
-                let listing = list_live_sets().map_err(|error| error.to_string())?;
-                let record = find_for_project(&listing.live, directory)
-                    .map_err(|error| error.to_string())?;
-                if !record.serves(*server) {
-                    return Err(format!(
-                        "the server set serving {} (pid {}, sockets in {}) has no `{server}` \
-                         server; it serves: {}",
-                        directory.display(),
-                        record.pid,
-                        record.socket_directory.display(),
-                        if record.servers.is_empty() {
-                            "none yet".to_owned()
-                        } else {
-                            record.servers.join(", ")
-                        }
-                    ));
-                }
+                let endpoint = endpoint_for_project(directory, *server)?;
                 Ok(Endpoint {
-                    socket: record.socket_path(*server),
-                    token_file: record.socket_directory.join(TOKEN_FILE_NAME),
+                    socket: endpoint.socket,
+                    token_file: endpoint.token_file,
                 })
             }
         }
     }
-}
-
-/// `directory` made absolute, and canonical when it exists (the registry holds canonical roots).
-fn absolute(directory: &Path) -> Result<PathBuf, String> {
-    if let Ok(canonical) = std::fs::canonicalize(directory) {
-        return Ok(canonical);
-    }
-    if directory.is_absolute() {
-        return Ok(directory.to_owned());
-    }
-    std::env::current_dir()
-        .map(|current| current.join(directory))
-        .map_err(|error| format!("cannot make {} absolute: {error}", directory.display()))
 }

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
+use ide_mcp_server::live_sets;
 use ide_mcp_server::page_delivery::{RouteOutcome, SPLIT_MODE_MESSAGE};
 use ide_mcp_server::{AuditRecord, AuditVerdict, IdeMcpServers, ToolError, ToolHandler};
 use jni::objects::{JClass, JObject, JObjectArray, JString};
@@ -243,6 +244,32 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_socketPath<'local>(
             .socket_path(server)
             .ok_or_else(|| BridgeError::IllegalState("the servers are stopped".to_owned()))?;
         Ok(JString::from_str(env, path.to_string_lossy())?)
+    })
+}
+
+/// `Native.liveSetEndpoint(projectDirectory, server)`: `{socket, tokenFile}` of `server` of the
+/// live set that serves the directory, read from the per-user registry (for the Java
+/// `StdioBridge --project`); `McpException` naming what was found when no single set does.
+#[no_mangle]
+pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveSetEndpoint<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    project_directory: JString<'local>,
+    server: JString<'local>,
+) -> JObjectArray<'local, JString<'local>> {
+    bridge(env, |env| {
+        let directory = rust_string(env, &project_directory, "the project directory")?;
+        let server = parse_server(&rust_string(env, &server, "the server")?)?;
+        let directory = live_sets::absolute_project_directory(std::path::Path::new(&directory))
+            .map_err(BridgeError::IllegalArgument)?;
+        let endpoint =
+            live_sets::endpoint_for_project(&directory, server).map_err(BridgeError::Server)?;
+        let array = JObjectArray::<JString>::new(env, 2, JString::null())?;
+        for (index, path) in [endpoint.socket, endpoint.token_file].iter().enumerate() {
+            let path = JString::from_str(env, path.to_string_lossy())?;
+            array.set_element(env, index, &path)?;
+        }
+        Ok(array)
     })
 }
 

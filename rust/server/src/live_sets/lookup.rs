@@ -4,7 +4,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::listing::list_live_sets;
 use super::record::LiveSetRecord;
+use crate::runtime_dir::TOKEN_FILE_NAME;
+use crate::server_name::ServerName;
 
 /// Why no single set serves a directory; the message names what was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +106,59 @@ pub fn find_for_project<'a>(
             sets: many.iter().map(|(record, _)| (*record).clone()).collect(),
         }),
     }
+}
+
+/// A server of the live set that serves a project: its socket and the token file beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectEndpoint {
+    /// The server's socket.
+    pub socket: PathBuf,
+    /// The set's token file.
+    pub token_file: PathBuf,
+}
+
+/// Where `server` of the live set that serves `directory` (absolute, canonical where it
+/// exists) listens now, read from the per-user registry; the error names what was found
+/// instead. Both bridges (the native `ide-mcp bridge --project` and the Java `StdioBridge
+/// --project`) ask this, so they find the same set.
+pub fn endpoint_for_project(
+    directory: &Path,
+    server: ServerName,
+) -> Result<ProjectEndpoint, String> {
+    let listing = list_live_sets().map_err(|error| error.to_string())?;
+    let record = find_for_project(&listing.live, directory).map_err(|error| error.to_string())?;
+    if !record.serves(server) {
+        return Err(format!(
+            "the server set serving {} (pid {}, sockets in {}) has no `{server}` server; it \
+             serves: {}",
+            directory.display(),
+            record.pid,
+            record.socket_directory.display(),
+            if record.servers.is_empty() {
+                "none yet".to_owned()
+            } else {
+                record.servers.join(", ")
+            }
+        ));
+    }
+    Ok(ProjectEndpoint {
+        socket: record.socket_path(server),
+        token_file: record.socket_directory.join(TOKEN_FILE_NAME),
+    })
+}
+
+/// `directory` made absolute, and canonical when it exists (the registry holds canonical
+/// roots).
+pub fn absolute_project_directory(directory: &Path) -> Result<PathBuf, String> {
+    if let Ok(canonical) = std::fs::canonicalize(directory) {
+        return Ok(canonical);
+    }
+    if directory.is_absolute() {
+        return Ok(directory.to_owned());
+    }
+    std::env::current_dir()
+        .map(|current| current.join(directory))
+        .map_err(|error| format!("cannot make {} absolute: {error}", directory.display()))
 }
 
 #[cfg(test)]

@@ -33,7 +33,10 @@ use crate::runtime_dir::RuntimeDirError;
 
 pub use directory::{registry_path, REGISTRY_DIR_NAME, REGISTRY_ENV};
 pub use listing::{list_live_sets, list_live_sets_in, Ignored, Listing};
-pub use lookup::{find_for_project, LookupError};
+pub use lookup::{
+    absolute_project_directory, endpoint_for_project, find_for_project, LookupError,
+    ProjectEndpoint,
+};
 pub use record::{LiveSetRecord, RECORD_FORMAT};
 pub use registration::Registration;
 

@@ -35,6 +35,9 @@ final class Native {
 
     static native String[] liveServers(long handle);
 
+    /** {@code {socket, tokenFile}} of {@code server} of the live set serving the directory. */
+    static native String[] liveSetEndpoint(String projectDirectory, String server);
+
     static native boolean completeCall(long callId, String resultJson);
 
     static native boolean failCall(long callId, String message);

@@ -85,16 +85,36 @@ public final class StdioBridge {
     }
 
     public static void main(String[] args) {
-        if (args.length != 1) {
+        boolean byProject = args.length == 3 && "--project".equals(args[0]);
+        if (args.length != 1 && !byProject) {
             System.err.println("usage: java dev.lain.claudejb.mcp.StdioBridge <path to a .sock file>");
+            System.err.println("       java dev.lain.claudejb.mcp.StdioBridge --project <directory> <server>");
             System.exit(2);
         }
         // Everything on stdout is protocol: make sure nothing else can end up there.
         PrintStream protocolOut = System.out;
         System.setOut(System.err);
-        Path socket = Paths.get(args[0]).toAbsolutePath();
+        Path socket;
+        Path tokenFile;
+        if (byProject) {
+            // The live set that serves the directory now, from the per-user registry: the same
+            // lookup as the native `ide-mcp bridge --project`, so the entry survives restarts.
+            String[] endpoint;
+            try {
+                endpoint = Native.liveSetEndpoint(args[1], args[2]);
+            } catch (McpException | IllegalArgumentException e) {
+                System.err.println("ide-mcp bridge: " + e.getMessage());
+                System.exit(2);
+                return;
+            }
+            socket = Paths.get(endpoint[0]);
+            tokenFile = Paths.get(endpoint[1]);
+        } else {
+            socket = Paths.get(args[0]).toAbsolutePath();
+            tokenFile = socket.getParent().resolve(Contract.TOKEN_FILE_NAME);
+        }
         try (LineChannel channel = LineChannel.connect(socket)) {
-            StdioBridge bridge = new StdioBridge(channel, socket.getParent().resolve(Contract.TOKEN_FILE_NAME), protocolOut);
+            StdioBridge bridge = new StdioBridge(channel, tokenFile, protocolOut);
             bridge.run(System.in);
         } catch (IOException e) {
             System.err.println("ide-mcp bridge: " + e.getMessage());

@@ -7,6 +7,9 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -211,6 +214,52 @@ public class StdioBridgeTest {
             assertEquals(new java.math.BigDecimal(3), pong.get("id"));
             String token = McpClient.readToken(fixture.servers.directory().resolve(Contract.TOKEN_FILE_NAME));
             assertTrue("the token never reaches stdout", !rest.get(0).contains(token));
+        }
+    }
+
+    /** The bridge started as `StdioBridge --project DIR SERVER`, with the library the tests load. */
+    private static Process startBridgeForProject(Path directory, String server) throws Exception {
+        return new ProcessBuilder(TestSupport.javaCommand(TestSupport.mainClasspath(),
+                        List.of("-D" + NativeLoader.LIBRARY_PROPERTY + "=" + System.getProperty(NativeLoader.LIBRARY_PROPERTY)),
+                        StdioBridge.class.getName(), "--project", directory.toString(), server))
+                .start();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    public void withProjectTheBridgeFindsTheSetThatServesTheDirectoryAndOtherwiseSaysWhy() throws Exception {
+        Path project = Files.createTempDirectory("mcp-bridge-project").toRealPath();
+        Path elsewhere = Files.createTempDirectory("mcp-bridge-elsewhere").toRealPath();
+        try (Fixture fixture = new Fixture(SecurityGuard.allowAll(), null, options -> options.projectRoots(project))) {
+            fixture.servers.registerDomain(TestDomains.files(fixture.temp));
+            // A directory inside the project: the set registered under its root serves it.
+            Process bridge = startBridgeForProject(Files.createDirectories(project.resolve("src/main")), "code");
+            BufferedReader stdout = new BufferedReader(new InputStreamReader(bridge.getInputStream(), StandardCharsets.UTF_8));
+            OutputStream stdin = bridge.getOutputStream();
+            send(stdin, INITIALIZE);
+            Map<String, Object> initialized = reply(stdout);
+            assertTrue(initialized.toString(), initialized.containsKey("result"));
+            send(stdin, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+            send(stdin, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"domains\",\"arguments\":{}}}");
+            Map<String, Object> domains = reply(stdout);
+            assertTrue(domains.toString(), domains.toString().contains("files"));
+            stdin.close();
+            assertTrue("the bridge exits on stdin EOF", bridge.waitFor(15, TimeUnit.SECONDS));
+            assertEquals(0, bridge.exitValue());
+
+            // A server the set does not run, and a directory no set serves: exit 2, the reason on stderr.
+            for (String[] lookup : new String[][] {{project.toString(), "ops"}, {elsewhere.toString(), "code"}}) {
+                Process refused = startBridgeForProject(Paths.get(lookup[0]), lookup[1]);
+                refused.getOutputStream().close();
+                String stderr = new String(refused.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue("the bridge gives up", refused.waitFor(15, TimeUnit.SECONDS));
+                assertEquals(stderr, 2, refused.exitValue());
+                assertTrue(stderr, stderr.contains(lookup[1].equals("ops") ? "has no `ops` server" : "no live IDE MCP server set serves"));
+                assertEquals("nothing on stdout", -1, refused.getInputStream().read());
+            }
+        } finally {
+            TestSupport.deleteRecursively(project);
+            TestSupport.deleteRecursively(elsewhere);
         }
     }
 }
