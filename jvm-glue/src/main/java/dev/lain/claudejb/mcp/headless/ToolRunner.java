@@ -67,24 +67,31 @@ final class ToolRunner implements AutoCloseable {
     }
 
     private void runOne(String toolName, Work work, ToolCallContext context) {
+        String result = null;
+        String failure = null;
         try {
             if (context.isCancelled()) {
                 return;
             }
-            Object result = work.run(context, new Args(context.arguments()));
-            context.complete(Json.write(result));
+            result = Json.write(work.run(context, new Args(context.arguments())));
         } catch (ToolFailure e) {
             failed.incrementAndGet();
-            context.fail(e.getMessage());
+            failure = e.getMessage();
         } catch (InterruptedException e) {
-            context.fail("cancelled");
+            failure = "cancelled";
         } catch (Exception | Error e) {
             failed.incrementAndGet();
             HostLog.error("tool " + toolName + " failed", e);
-            context.fail(toolName + " failed: " + e);
+            failure = toolName + " failed: " + e;
         } finally {
+            // Over before the client hears of it: a status read after the reply never counts it.
             inFlight.decrementAndGet();
             Thread.interrupted(); // a cancellation's interrupt must not leak into the next call
+        }
+        if (failure != null) {
+            context.fail(failure);
+        } else {
+            context.complete(result);
         }
     }
 
