@@ -264,12 +264,8 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveSetEndpoint<'local>
             .map_err(BridgeError::IllegalArgument)?;
         let endpoint =
             live_sets::endpoint_for_project(&directory, server).map_err(BridgeError::Server)?;
-        let array = JObjectArray::<JString>::new(env, 2, JString::null())?;
-        for (index, path) in [endpoint.socket, endpoint.token_file].iter().enumerate() {
-            let path = JString::from_str(env, path.to_string_lossy())?;
-            array.set_element(env, index, &path)?;
-        }
-        Ok(array)
+        let paths = [endpoint.socket, endpoint.token_file];
+        string_array(env, paths.iter().map(|path| path.to_string_lossy()))
     })
 }
 
@@ -281,13 +277,21 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_liveServers<'local>(
 ) -> JObjectArray<'local, JString<'local>> {
     bridge(env, |env| {
         let live = handles::get(handle)?.live_servers();
-        let array = JObjectArray::<JString>::new(env, live.len(), JString::null())?;
-        for (index, server) in live.iter().enumerate() {
-            let name = JString::from_str(env, server.as_str())?;
-            array.set_element(env, index, &name)?;
-        }
-        Ok(array)
+        string_array(env, live.iter().map(|server| server.as_str()))
     })
+}
+
+/// A Java `String[]` holding `items` in order.
+fn string_array<'local>(
+    env: &mut Env<'local>,
+    items: impl ExactSizeIterator<Item = impl AsRef<str>>,
+) -> Result<JObjectArray<'local, JString<'local>>, BridgeError> {
+    let array = JObjectArray::<JString>::new(env, items.len(), JString::null())?;
+    for (index, item) in items.enumerate() {
+        let item = JString::from_str(env, item.as_ref())?;
+        array.set_element(env, index, &item)?;
+    }
+    Ok(array)
 }
 
 #[no_mangle]

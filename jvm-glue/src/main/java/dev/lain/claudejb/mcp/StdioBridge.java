@@ -106,6 +106,13 @@ public final class StdioBridge {
                 System.err.println("ide-mcp bridge: " + e.getMessage());
                 System.exit(2);
                 return;
+            } catch (LinkageError e) {
+                // Only this mode needs the native library; without it there is nothing to
+                // look up, which one line says better than a stack trace.
+                System.err.println("ide-mcp bridge: --project needs the native library, which could not be loaded: "
+                        + e.getMessage());
+                System.exit(1);
+                return;
             }
             socket = Paths.get(endpoint[0]);
             tokenFile = Paths.get(endpoint[1]);

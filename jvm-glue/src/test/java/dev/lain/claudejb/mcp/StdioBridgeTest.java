@@ -219,10 +219,32 @@ public class StdioBridgeTest {
 
     /** The bridge started as `StdioBridge --project DIR SERVER`, with the library the tests load. */
     private static Process startBridgeForProject(Path directory, String server) throws Exception {
+        return startBridgeForProject(directory, server, System.getProperty(NativeLoader.LIBRARY_PROPERTY));
+    }
+
+    private static Process startBridgeForProject(Path directory, String server, String library) throws Exception {
         return new ProcessBuilder(TestSupport.javaCommand(TestSupport.mainClasspath(),
-                        List.of("-D" + NativeLoader.LIBRARY_PROPERTY + "=" + System.getProperty(NativeLoader.LIBRARY_PROPERTY)),
+                        List.of("-D" + NativeLoader.LIBRARY_PROPERTY + "=" + library),
                         StdioBridge.class.getName(), "--project", directory.toString(), server))
                 .start();
+    }
+
+    @Test
+    public void withProjectAndNoNativeLibraryTheBridgeSaysSoInOneLine() throws Exception {
+        Path project = Files.createTempDirectory("mcp-bridge-no-library").toRealPath();
+        try {
+            Process bridge = startBridgeForProject(project, "code", project.resolve("missing.so").toString());
+            bridge.getOutputStream().close();
+            String stderr = new String(bridge.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue("the bridge gives up", bridge.waitFor(15, TimeUnit.SECONDS));
+            assertEquals(stderr, 1, bridge.exitValue());
+            assertTrue(stderr, stderr.startsWith("ide-mcp bridge: --project needs the native library"));
+            assertTrue(stderr, stderr.contains("missing.so"));
+            assertEquals("one line, no stack trace: " + stderr, 1, stderr.strip().lines().count());
+            assertEquals("nothing on stdout", -1, bridge.getInputStream().read());
+        } finally {
+            TestSupport.deleteRecursively(project);
+        }
     }
 
     @Test
