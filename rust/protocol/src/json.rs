@@ -11,10 +11,11 @@
 //! What the value takes is counted while it is built and capped by a budget (see
 //! [`crate::budget`]), so a dense document cannot expand into a huge value.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
@@ -94,11 +95,13 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
         max_decoded_bytes,
         input_len: bytes.len(),
     };
+    let members = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = StrictValue {
         depth: 0,
         violation: &violation,
         limit: &limit,
+        members: &members,
     }
     .deserialize(&mut de)
     .and_then(|value| de.end().map(|()| value));
@@ -110,6 +113,30 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
         });
         JsonError { kind, inner }
     })
+}
+
+/// Takes the members named `names` out of `object`, consuming it: `[Some(value)]` for each
+/// name present, `None` for each absent one.
+///
+/// One pass over the members with plain comparisons, no hashing: for the few members a
+/// message envelope or a parameter object has, cheaper than a lookup per name, and never
+/// more than one look at each member of a large object.
+pub fn take_members<const N: usize>(
+    object: Map<String, Value>,
+    names: [&str; N],
+) -> [Option<Value>; N] {
+    let mut taken = [const { None }; N];
+    let mut left = N;
+    for (key, value) in object {
+        if let Some(index) = names.iter().position(|name| *name == key) {
+            taken[index] = Some(value);
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    taken
 }
 
 /// Serialises a value as compact JSON bytes.
@@ -134,7 +161,16 @@ struct StrictValue<'a> {
     depth: usize,
     violation: &'a Cell<Option<JsonErrorKind>>,
     limit: &'a Limit<'a>,
+    /// The members of the small objects being read, innermost last: one buffer for the whole
+    /// document, so an object's map is made once at its exact size when it closes, instead
+    /// of growing (and rehashing) member by member.
+    members: &'a RefCell<Vec<(String, Value)>>,
 }
+
+/// The most members an object collects in the shared buffer, where a repeated key is found
+/// by comparing it with each earlier one; past this, the object becomes a map at once and
+/// finds repeats by lookup, so a huge object costs no quadratic search.
+const SMALL_OBJECT_MEMBERS: usize = 16;
 
 /// The decode budget of one document.
 struct Limit<'a> {
@@ -236,17 +272,57 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let member = self.nested()?;
-        let mut object = Map::new();
+        let start = self.members.borrow().len();
+        loop {
+            let Some(key) = map.next_key::<String>()? else {
+                let object: Map<String, Value> = self.members.borrow_mut().drain(start..).collect();
+                return Ok(Value::Object(object));
+            };
+            self.charge(ENTRY_BYTES + key.len())?;
+            if self.members.borrow()[start..]
+                .iter()
+                .any(|(earlier, _)| *earlier == key)
+            {
+                return Err(self.duplicate_key(&key));
+            }
+            // A nested object uses the buffer past this object's members and leaves it as it
+            // found it.
+            let value = map.next_value_seed(member)?;
+            let mut members = self.members.borrow_mut();
+            members.push((key, value));
+            if members.len() - start == SMALL_OBJECT_MEMBERS {
+                let object = members.drain(start..).collect();
+                drop(members);
+                return self.visit_large_map(map, object);
+            }
+        }
+    }
+}
+
+impl StrictValue<'_> {
+    /// The rest of an object past [`SMALL_OBJECT_MEMBERS`], member by member into its map.
+    fn visit_large_map<'de, A: MapAccess<'de>>(
+        self,
+        mut map: A,
+        mut object: Map<String, Value>,
+    ) -> Result<Value, A::Error> {
+        let member = self.nested()?;
         while let Some(key) = map.next_key::<String>()? {
             self.charge(ENTRY_BYTES + key.len())?;
-            if object.contains_key(&key) {
-                self.violation.set(Some(JsonErrorKind::DuplicateKey));
-                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+            // One lookup per key: the vacant entry keeps the key's hash for the insert.
+            match object.entry(key) {
+                Entry::Occupied(taken) => return Err(self.duplicate_key(taken.key())),
+                Entry::Vacant(place) => {
+                    place.insert(map.next_value_seed(member)?);
+                }
             }
-            let value = map.next_value_seed(member)?;
-            object.insert(key, value);
         }
         Ok(Value::Object(object))
+    }
+
+    fn duplicate_key<E: de::Error>(self, key: &str) -> E {
+        self.violation.set(Some(JsonErrorKind::DuplicateKey));
+        E::custom(format_args!("duplicate key `{key}`"))
     }
 }
 
@@ -273,6 +349,19 @@ mod tests {
     }
 
     #[test]
+    fn take_members_takes_what_is_named_and_nothing_else() {
+        let object = json!({"b": 2, "x": [1], "a": 1})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            take_members(object, ["a", "missing", "b"]),
+            [Some(json!(1)), None, Some(json!(2))]
+        );
+        assert_eq!(take_members(Map::new(), ["a"]), [None]);
+    }
+
+    #[test]
     fn keeps_member_order() {
         let value = parse_strict(br#"{"z":1,"a":2,"m":3}"#).unwrap();
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
@@ -289,6 +378,62 @@ mod tests {
     #[test]
     fn duplicate_key_at_top_level_is_rejected() {
         assert_eq!(kind(br#"{"a":1,"a":2}"#), JsonErrorKind::DuplicateKey);
+    }
+
+    /// An object of `members` members `k0…`, each holding a small object, in JSON text.
+    fn object_of(members: usize, repeat: Option<usize>) -> String {
+        let body: Vec<String> = (0..members)
+            .map(|index| {
+                let key = match repeat {
+                    Some(repeated) if index == members - 1 => repeated,
+                    _ => index,
+                };
+                format!(r#""k{key}":{{"inner{index}":[{index},{{"x":{index}}}],"y":null}}"#)
+            })
+            .collect();
+        format!("{{{}}}", body.join(","))
+    }
+
+    #[test]
+    fn objects_of_every_size_parse_like_serde_json_around_the_small_object_bound() {
+        for members in 0..=2 * SMALL_OBJECT_MEMBERS + 1 {
+            let text = format!(
+                r#"{{"outer":{},"after":{}}}"#,
+                object_of(members, None),
+                members
+            );
+            let strict = parse_strict(text.as_bytes()).unwrap();
+            let loose: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(strict, loose, "{members} members");
+            let keys: Vec<&String> = strict["outer"].as_object().unwrap().keys().collect();
+            let expected: Vec<String> = (0..members).map(|index| format!("k{index}")).collect();
+            assert_eq!(
+                keys,
+                expected.iter().collect::<Vec<_>>(),
+                "{members} members keep their order"
+            );
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_found_in_small_and_in_large_objects() {
+        for members in 2..=2 * SMALL_OBJECT_MEMBERS + 1 {
+            for repeated in [0, (members - 1) / 2, members - 2] {
+                let text = object_of(members, Some(repeated));
+                let error = parse_strict(text.as_bytes()).unwrap_err();
+                assert_eq!(
+                    error.kind(),
+                    JsonErrorKind::DuplicateKey,
+                    "{members} members"
+                );
+                assert!(
+                    error
+                        .to_string()
+                        .contains(&format!("duplicate key `k{repeated}`")),
+                    "{error}"
+                );
+            }
+        }
     }
 
     #[test]

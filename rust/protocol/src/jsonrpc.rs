@@ -14,6 +14,8 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::json;
+
 /// The only protocol version accepted and emitted.
 pub const JSONRPC_VERSION: &str = "2.0";
 
@@ -391,20 +393,23 @@ impl IncomingMessage {
     /// notification if not; one without `method` is a response. A batch (a JSON
     /// array) is not supported and is reported as invalid.
     pub fn from_value(value: Value) -> Result<Self, InvalidMessage> {
-        let mut members = match value {
+        let members = match value {
             Value::Object(members) => members,
             Value::Array(_) => return Err(invalid(None, "batch requests are not supported")),
             _ => return Err(invalid(None, "message must be a JSON object")),
         };
+        let [id_member, version, method, params, result, error] = json::take_members(
+            members,
+            ["id", "jsonrpc", "method", "params", "result", "error"],
+        );
         // Read the id before anything else can fail, so every later error can cite it.
-        let id_member = members.remove("id");
         let id = id_member.as_ref().and_then(Id::from_value);
-        if members.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        if version.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
             return Err(invalid(id, "jsonrpc must be \"2.0\""));
         }
-        match members.remove("method") {
+        match method {
             Some(Value::String(method)) => {
-                let params = match members.remove("params") {
+                let params = match params {
                     None => None,
                     Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p),
                     Some(_) => return Err(invalid(id, "params must be an object or an array")),
@@ -416,18 +421,19 @@ impl IncomingMessage {
                 }
             }
             Some(_) => Err(invalid(id, "method must be a string")),
-            None => response_from_members(members, id_member, id).map(Self::Response),
+            None => response_from_members(result, error, id_member, id).map(Self::Response),
         }
     }
 }
 
-/// Reads a response from the members left once `id` and `method` were taken out.
+/// Reads a response from its `result` and `error` members.
 fn response_from_members(
-    mut members: Map<String, Value>,
+    result: Option<Value>,
+    error: Option<Value>,
     id_member: Option<Value>,
     id: Option<Id>,
 ) -> Result<Response, InvalidMessage> {
-    match (members.remove("result"), members.remove("error")) {
+    match (result, error) {
         (Some(result), None) => match id {
             Some(id) => Ok(Response::Success { id, result }),
             None => Err(invalid(None, "id must be a string or an integer")),
@@ -456,7 +462,8 @@ fn invalid(id: Option<Id>, reason: &'static str) -> InvalidMessage {
 
 /// A fresh member map holding `"jsonrpc": "2.0"`, which every message starts with.
 fn envelope() -> Map<String, Value> {
-    let mut members = Map::new();
+    // `jsonrpc`, `id` and one of `method`/`params`, `result` or `error`: sized once.
+    let mut members = Map::with_capacity(4);
     members.insert("jsonrpc".into(), Value::from(JSONRPC_VERSION));
     members
 }

@@ -28,6 +28,7 @@ pub mod mcp;
 pub mod mcp_config;
 mod meta_tools;
 mod methods;
+mod outgoing;
 pub mod page_delivery;
 mod platform;
 mod policy;

@@ -30,7 +30,9 @@ impl Default for DecodeLimits {
 impl DecodeLimits {
     /// Checks `value`; the error names the limit that was passed.
     pub fn check(&self, value: &Value) -> Result<(), String> {
-        let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+        // Room for a message's usual nesting without growing.
+        let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(16);
+        stack.push((value, 1));
         while let Some((value, depth)) = stack.pop() {
             match value {
                 Value::String(text) => self.check_string(text)?,

@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio_util::codec::Decoder;
 
 use crate::limits::DecodeLimits;
+use crate::outgoing::Outgoing;
 
 /// Which wire a connection speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -149,6 +150,33 @@ pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Resu
     };
     limits.check(&value)?;
     Ok(value)
+}
+
+/// Appends one message of a connection's outgoing queue, encoded for `wire`, to `dst`. A tool
+/// call's reply is written straight from its parts, as the encoding of its value.
+pub(crate) fn encode_outgoing(
+    wire: Wire,
+    message: Outgoing,
+    max_message_bytes: usize,
+    dst: &mut BytesMut,
+    scratch: &mut String,
+) -> Result<(), WireError> {
+    match (wire, message) {
+        (wire, Outgoing::Message(message)) => {
+            encode_message_with(wire, &message, max_message_bytes, dst, scratch)
+        }
+        (Wire::Lines, Outgoing::ToolReply(reply)) => {
+            reply.write_json(dst);
+            dst.put_u8(b'\n');
+            Ok(())
+        }
+        (Wire::Frames, Outgoing::ToolReply(reply)) => {
+            scratch.clear();
+            reply.write_toon(scratch);
+            encode_frame(scratch.as_bytes(), max_message_bytes, dst)?;
+            Ok(())
+        }
+    }
 }
 
 /// Appends one outgoing message, encoded for `wire`, to `dst`.

@@ -52,6 +52,13 @@ pub fn encode_into(value: &Value, options: &EncodeOptions, out: &mut String) {
     encode::encode_into(value, options, out);
 }
 
+/// Appends `text` as a string value, exactly as [`encode_into`] writes a string anywhere in a
+/// document encoded with `options` (quoted only when it must be), for a writer that puts
+/// a known document together around it.
+pub fn encode_str_into(text: &str, options: &EncodeOptions, out: &mut String) {
+    quote::push_string_value(text, options.delimiter, out);
+}
+
 /// Decodes a TOON document.
 pub fn decode(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
     decode::decode(text, options)

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 use crate::handler::{ProgressReport, ProgressSink};
+use crate::outgoing::Outgoing;
 
 /// Reports the handler may queue before the oldest is dropped.
 const PROGRESS_QUEUE: usize = 16;
@@ -23,7 +24,7 @@ pub(crate) struct ProgressForwarder {
 
 struct Forwarding {
     token: Value,
-    outgoing: mpsc::Sender<Value>,
+    outgoing: mpsc::Sender<Outgoing>,
     reports: mpsc::Receiver<ProgressReport>,
     heartbeat: tokio::time::Interval,
     started: Instant,
@@ -36,7 +37,7 @@ impl ProgressForwarder {
     pub(crate) fn new(
         token: Option<Value>,
         heartbeat_every: Duration,
-        outgoing: &mpsc::Sender<Value>,
+        outgoing: &mpsc::Sender<Outgoing>,
     ) -> (ProgressSink, ProgressForwarder) {
         let Some(token) = token else {
             return (ProgressSink::disabled(), ProgressForwarder { state: None });
@@ -114,6 +115,6 @@ impl Forwarding {
         };
         // Progress is advisory and superseded by the next report: drop it when the client
         // is not reading rather than hold the call up.
-        let _ = self.outgoing.try_send(notification.into_value());
+        let _ = self.outgoing.try_send(notification.into_value().into());
     }
 }

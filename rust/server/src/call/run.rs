@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use futures::FutureExt;
-use ide_mcp_protocol::jsonrpc::{Id, Response};
+use ide_mcp_protocol::jsonrpc::Id;
 use ide_mcp_protocol::toon;
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
@@ -21,8 +21,9 @@ use crate::guard::{ClientIdentity, GuardRequest, JointOutcome, Verdict};
 use crate::handler::{ToolCall, ToolError};
 use crate::joint::{JointCall, RunGate};
 use crate::limits::json_size_within;
-use crate::mcp::{Era, RunArguments, ServerResult, ToolResult};
+use crate::mcp::{Era, RunArguments, ToolResult};
 use crate::meta_tools::{parameters, within_budget};
+use crate::outgoing::{Outgoing, ToolReply};
 use crate::registry::{RegisteredTool, Registry, ToolLookup};
 use crate::server_name::ServerName;
 use crate::session::in_flight::InFlightCalls;
@@ -45,7 +46,7 @@ pub(crate) struct RunCall {
     pub(crate) client: ClientIdentity,
     pub(crate) cancellation: CancellationToken,
     pub(crate) in_flight: Arc<InFlightCalls>,
-    pub(crate) outgoing: mpsc::Sender<Value>,
+    pub(crate) outgoing: mpsc::Sender<Outgoing>,
     /// Held for the whole call: one of the server's handler slots.
     pub(crate) _handler_slot: OwnedSemaphorePermit,
 }
@@ -62,11 +63,13 @@ impl RunCall {
         };
         if let Some(mut result) = outcome {
             result.text = within_budget(result.text, self.shared.config.output_budget_bytes);
-            let reply = Response::success(
-                self.id.clone(),
-                ServerResult::Tool(result).into_value(self.server, self.era),
-            );
-            self.in_flight.finish(&self.id, reply.into_value());
+            let reply = ToolReply {
+                id: self.id.clone(),
+                server: self.server,
+                era: self.era,
+                result,
+            };
+            self.in_flight.finish(&self.id, Outgoing::ToolReply(reply));
         }
         // The call is over either way; a handler still running learns it here.
         self.cancellation.cancel();
@@ -155,7 +158,7 @@ impl RunCall {
                     unless_it_panics(deciding, &request.tool).await
                 }
             };
-            self.shared.audit.record(audit.record(&decision));
+            self.shared.audit.record(audit.into_record(&decision));
             if !decision.run {
                 return ToolResult::error(decision.reason);
             }
@@ -200,7 +203,7 @@ impl RunCall {
             let shared = Arc::clone(&self.shared);
             let audit = audit.clone();
             RunGate::new(request, self.cancellation.clone(), move |decision| {
-                shared.audit.record(audit.record(decision));
+                shared.audit.record(audit.into_record(decision));
             })
         };
         let (progress, mut forwarder) = ProgressForwarder::new(
@@ -348,14 +351,15 @@ struct AuditDraft {
 }
 
 impl AuditDraft {
-    fn record(&self, decision: &Decision) -> AuditRecord {
+    /// The record of `decision`.
+    fn into_record(self, decision: &Decision) -> AuditRecord {
         AuditRecord {
             at: SystemTime::now(),
-            client: self.client.clone(),
+            client: self.client,
             server: self.server,
-            domain: self.domain.clone(),
-            tool: self.tool.clone(),
-            arguments: self.arguments.clone(),
+            domain: self.domain,
+            tool: self.tool,
+            arguments: self.arguments,
             verdict: if decision.run {
                 AuditVerdict::Allowed
             } else {

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use crate::platform::StreamWriteHalf;
 use bytes::{Buf, BytesMut};
-use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
-use serde_json::Value;
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Response};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
-use crate::wire::{encode_message, encode_message_with, Wire};
+use crate::outgoing::Outgoing;
+use crate::wire::{encode_message, encode_outgoing, Wire};
 
 /// How many bytes of encoded messages one batch gathers at most.
 const COALESCE_BYTES: usize = 64 * 1024;
@@ -28,7 +28,7 @@ pub(super) type WriteFailure = String;
 /// The socket's sending half, the queue of messages for it and the batch being written.
 pub(super) struct Outbox {
     socket: StreamWriteHalf,
-    queue: mpsc::Receiver<Value>,
+    queue: mpsc::Receiver<Outgoing>,
     max_message_bytes: usize,
     write_timeout: Duration,
     /// Encoded bytes not yet taken by the socket; empty (and unallocated) when idle.
@@ -43,7 +43,7 @@ pub(super) struct Outbox {
 impl Outbox {
     pub(super) fn new(
         socket: StreamWriteHalf,
-        queue: mpsc::Receiver<Value>,
+        queue: mpsc::Receiver<Outgoing>,
         max_message_bytes: usize,
         write_timeout: Duration,
     ) -> Self {
@@ -77,8 +77,7 @@ impl Outbox {
                 // Every sender is gone: nothing more will come.
                 return std::future::pending().await;
             };
-            self.encode(wire, &message);
-            drop(message);
+            self.encode(wire, message);
             self.gather(wire);
             return self.write_now();
         }
@@ -145,23 +144,28 @@ impl Outbox {
         let mut scratch = String::new();
         while self.batch.len() < COALESCE_BYTES {
             match self.queue.try_recv() {
-                Ok(message) => self.encode_with(wire, &message, &mut scratch),
+                Ok(message) => self.encode_with(wire, message, &mut scratch),
                 Err(_) => break,
             }
         }
     }
 
-    fn encode(&mut self, wire: Wire, message: &Value) {
+    fn encode(&mut self, wire: Wire, message: Outgoing) {
         self.encode_with(wire, message, &mut String::new());
     }
 
-    fn encode_with(&mut self, wire: Wire, message: &Value, scratch: &mut String) {
+    fn encode_with(&mut self, wire: Wire, message: Outgoing, scratch: &mut String) {
         let max = self.max_message_bytes;
-        if let Err(error) = encode_message_with(wire, message, max, &mut self.batch, scratch) {
+        // Only a frame can be refused (over the limit).
+        let id = match wire {
+            Wire::Frames => message.id(),
+            Wire::Lines => None,
+        };
+        if let Err(error) = encode_outgoing(wire, message, max, &mut self.batch, scratch) {
             // Only a message over the frame limit can fail; answer with an error instead, so
             // the client is not left waiting for its id.
             tracing::warn!(%error, "an outgoing message did not fit in a frame");
-            if let Some(id) = message.get("id").and_then(Id::from_value) {
+            if let Some(id) = id {
                 let reply = Response::error(
                     Some(id),
                     ErrorObject::internal_error("the reply exceeded the maximum frame size"),

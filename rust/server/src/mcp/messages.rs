@@ -2,6 +2,7 @@
 //! here: a variant of [`ClientRequest`] (or [`ClientNotification`]), its parse in
 //! [`ClientRequest::parse`], then a file under `methods/`.
 
+use ide_mcp_protocol::json;
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Notification, Request};
 use serde_json::{Map, Value};
 
@@ -126,12 +127,12 @@ fn initialize(params: Option<&Value>) -> ClientRequest {
 }
 
 fn tools_call(params: Option<Value>) -> Result<ClientRequest, ErrorObject> {
-    let mut params = match params {
+    let params = match params {
         Some(Value::Object(params)) => params,
         _ => Map::new(),
     };
-    let arguments = params.remove("arguments");
-    let Some(Value::String(name)) = params.remove("name") else {
+    let [arguments, name] = json::take_members(params, ["arguments", "name"]);
+    let Some(Value::String(name)) = name else {
         return Err(ErrorObject::invalid_params(
             "tools/call needs `name`, a string",
         ));
@@ -179,9 +180,9 @@ pub struct RunArguments {
 
 impl RunArguments {
     /// Reads `{tool, args}`; the error is the text of the tool result that says what is wrong.
-    pub fn parse(mut arguments: Map<String, Value>) -> Result<RunArguments, &'static str> {
-        let args = arguments.remove("args");
-        let Some(Value::String(tool)) = arguments.remove("tool") else {
+    pub fn parse(arguments: Map<String, Value>) -> Result<RunArguments, &'static str> {
+        let [args, tool] = json::take_members(arguments, ["args", "tool"]);
+        let Some(Value::String(tool)) = tool else {
             return Err("run needs `tool`, a tool name from tools(domain), and `args`, an object");
         };
         let args = match args {

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use ide_mcp_protocol::contract::{PROTOCOL_VERSION_META_KEY, TOKEN_META_KEY};
+use ide_mcp_protocol::json;
 
 /// What the servers read from a message's `_meta`, taken out of it once.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,17 +29,20 @@ impl RequestMeta {
         }
     }
 
-    fn from_map(mut meta: Map<String, Value>) -> Self {
-        let token = match meta.remove(TOKEN_META_KEY) {
+    fn from_map(meta: Map<String, Value>) -> Self {
+        let [token, protocol_version, progress_token] = json::take_members(
+            meta,
+            [TOKEN_META_KEY, PROTOCOL_VERSION_META_KEY, "progressToken"],
+        );
+        let token = match token {
             Some(Value::String(token)) => Some(token),
             _ => None,
         };
-        let progress_token = meta
-            .remove("progressToken")
-            .filter(|token| token.is_string() || token.is_i64() || token.is_u64());
+        let progress_token =
+            progress_token.filter(|token| token.is_string() || token.is_i64() || token.is_u64());
         RequestMeta {
             token,
-            protocol_version: meta.remove(PROTOCOL_VERSION_META_KEY),
+            protocol_version,
             progress_token,
         }
     }

@@ -69,7 +69,8 @@ impl From<ToolResult> for ServerResult {
 impl ServerResult {
     /// The `result` member of the reply, as `server` answers it in `era`.
     pub fn into_value(self, server: ServerName, era: Era) -> Value {
-        let mut result = Map::new();
+        // At most six members (`server/discover`'s): sized once, never rehashed.
+        let mut result = Map::with_capacity(6);
         let modern = era == Era::Modern;
         match self {
             ServerResult::Initialize { protocol_version } => {
@@ -124,7 +125,7 @@ pub fn server_info(server: ServerName) -> Value {
 
 /// The `_meta` every result of `server` carries, built once: every reply clones it instead of
 /// formatting the names again.
-fn result_meta(server: ServerName) -> &'static Map<String, Value> {
+pub(crate) fn result_meta(server: ServerName) -> &'static Map<String, Value> {
     static METAS: LazyLock<[Map<String, Value>; 4]> = LazyLock::new(|| {
         ServerName::ALL.map(|server| {
             let mut meta = Map::new();

@@ -7,7 +7,8 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::{Era, ServerResult, ToolResult};
+use crate::mcp::{Era, ToolResult};
+use crate::outgoing::{Outgoing, ToolReply};
 use crate::server_name::ServerName;
 use crate::session::in_flight::Refusal;
 use crate::session::Session;
@@ -50,7 +51,11 @@ pub(crate) async fn admit_run(session: &Session, id: &Id, era: Era) -> Option<Ad
             return None;
         }
         Err(Refusal::DuplicateId(slot)) => {
-            slot.send(Response::error(Some(id.clone()), id_in_flight(id)).into_value());
+            slot.send(
+                Response::error(Some(id.clone()), id_in_flight(id))
+                    .into_value()
+                    .into(),
+            );
             return None;
         }
     }
@@ -74,7 +79,11 @@ pub(crate) async fn admit_run(session: &Session, id: &Id, era: Era) -> Option<Ad
     })
 }
 
-fn busy_reply(server: ServerName, era: Era, id: Id, text: String) -> serde_json::Value {
-    let result = ServerResult::Tool(ToolResult::error(text)).into_value(server, era);
-    Response::success(id, result).into_value()
+fn busy_reply(server: ServerName, era: Era, id: Id, text: String) -> Outgoing {
+    Outgoing::ToolReply(ToolReply {
+        id,
+        server,
+        era,
+        result: ToolResult::error(text),
+    })
 }

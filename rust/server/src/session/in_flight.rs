@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::outgoing::Outgoing;
 use ide_mcp_protocol::jsonrpc::Id;
-use serde_json::Value;
 use tokio::sync::mpsc::OwnedPermit;
 use tokio_util::sync::CancellationToken;
 
@@ -19,14 +19,14 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug)]
 pub(crate) enum Refusal {
     /// The id is already in flight on this connection.
-    DuplicateId(OwnedPermit<Value>),
+    DuplicateId(OwnedPermit<Outgoing>),
     /// The connection already has `depth` calls in flight.
-    QueueFull(OwnedPermit<Value>),
+    QueueFull(OwnedPermit<Outgoing>),
 }
 
 struct InFlightCall {
     cancellation: CancellationToken,
-    reply_slot: OwnedPermit<Value>,
+    reply_slot: OwnedPermit<Outgoing>,
 }
 
 /// The in-flight table of one connection.
@@ -76,7 +76,7 @@ impl InFlightCalls {
         &self,
         id: Id,
         cancellation: CancellationToken,
-        reply_slot: OwnedPermit<Value>,
+        reply_slot: OwnedPermit<Outgoing>,
     ) -> Result<(), Refusal> {
         let mut calls = self.lock();
         if calls.contains_key(&id) {
@@ -97,7 +97,7 @@ impl InFlightCalls {
 
     /// Sends the reply of a finished call, unless it was cancelled first. Returns whether the
     /// reply was queued.
-    pub(crate) fn finish(&self, id: &Id, reply: Value) -> bool {
+    pub(crate) fn finish(&self, id: &Id, reply: Outgoing) -> bool {
         let mut calls = self.lock();
         match calls.remove(id) {
             Some(call) => {
@@ -136,7 +136,7 @@ mod tests {
     use serde_json::json;
     use tokio::sync::mpsc;
 
-    async fn slot(sender: &mpsc::Sender<Value>) -> OwnedPermit<Value> {
+    async fn slot(sender: &mpsc::Sender<Outgoing>) -> OwnedPermit<Outgoing> {
         sender
             .clone()
             .reserve_owned()
@@ -151,9 +151,12 @@ mod tests {
         calls
             .admit(Id::Int(1), CancellationToken::new(), slot(&sender).await)
             .expect("admitted");
-        assert!(calls.finish(&Id::Int(1), json!("done")));
-        assert!(!calls.finish(&Id::Int(1), json!("again")));
-        assert_eq!(receiver.recv().await, Some(json!("done")));
+        assert!(calls.finish(&Id::Int(1), json!("done").into()));
+        assert!(!calls.finish(&Id::Int(1), json!("again").into()));
+        assert_eq!(
+            receiver.recv().await.map(Outgoing::into_value),
+            Some(json!("done"))
+        );
         assert!(receiver.try_recv().is_err());
     }
 
@@ -167,7 +170,7 @@ mod tests {
             .expect("admitted");
         assert!(calls.cancel(&Id::Int(1)));
         assert!(token.is_cancelled());
-        assert!(!calls.finish(&Id::Int(1), json!("late")));
+        assert!(!calls.finish(&Id::Int(1), json!("late").into()));
         drop(sender);
         assert_eq!(receiver.recv().await, None);
     }

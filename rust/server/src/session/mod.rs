@@ -17,13 +17,13 @@ pub(crate) mod in_flight;
 use std::sync::Arc;
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, IncomingMessage, Response};
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
 use crate::mcp::{self, ClientNotification, ClientRequest, Era, ParsedRequest, ServerResult};
 use crate::methods;
+use crate::outgoing::Outgoing;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
 use crate::wire::{decode_payload, Wire};
@@ -44,7 +44,7 @@ pub(crate) struct Session {
     /// Fires when the connection closes; every call's token is a child of it.
     pub(crate) cancellation: CancellationToken,
     /// The writer's queue: replies and notifications, in the order they are sent.
-    pub(crate) outgoing: mpsc::Sender<Value>,
+    pub(crate) outgoing: mpsc::Sender<Outgoing>,
     /// The calls in flight on this connection.
     pub(crate) in_flight: Arc<InFlightCalls>,
     /// Undecodable, invalid or unauthenticated messages so far.
@@ -163,7 +163,7 @@ impl Session {
 
     /// Queues a reply; waiting here is the back-pressure on a client that does not read.
     pub(crate) async fn send(&self, response: Response) {
-        let _ = self.outgoing.send(response.into_value()).await;
+        let _ = self.outgoing.send(response.into_value().into()).await;
     }
 
     /// Answers `id` with a result, in the fields of `era`.
