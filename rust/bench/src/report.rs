@@ -777,10 +777,10 @@ pub(crate) fn thousands(value: u64) -> String {
 /// first block of a Tokio mpsc channel holds 32 slots plus four words of bookkeeping.
 fn known_block(size: usize) -> &'static str {
     const TOKIO_BLOCK_SLOTS: usize = 32;
-    let reply_channel_block = TOKIO_BLOCK_SLOTS * std::mem::size_of::<serde_json::Value>()
-        + 4 * std::mem::size_of::<usize>();
+    let reply_channel_block =
+        TOKIO_BLOCK_SLOTS * ide_mcp_server::OUTGOING_SLOT_BYTES + 4 * std::mem::size_of::<usize>();
     if size == reply_channel_block {
-        "first block of the connection's outgoing channel: 32 slots × `serde_json::Value`"
+        "first block of the connection's outgoing queue: 32 slots × one message (`Outgoing`)"
     } else {
         ""
     }

@@ -62,3 +62,8 @@ pub use server_name::{ServerName, UnknownServerName};
 pub use servers::{IdeMcpServers, ServersBuilder, ServersError};
 pub use token_ring::{TokenRingConfig, TOKEN_BYTES, TOKEN_LEN};
 pub use tool::{DomainSpec, ToolAnnotations, ToolSpec};
+
+/// The bytes of one slot of a connection's outgoing queue (one message), for the benchmark's
+/// memory report to name the queue's block by its size.
+#[doc(hidden)]
+pub const OUTGOING_SLOT_BYTES: usize = std::mem::size_of::<outgoing::Outgoing>();
