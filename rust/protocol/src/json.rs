@@ -95,7 +95,8 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
         max_decoded_bytes,
         input_len: bytes.len(),
     };
-    let members = RefCell::new(Vec::new());
+    // Room for a message's objects at once, so the buffer itself does not grow.
+    let members = RefCell::new(Vec::with_capacity(SMALL_OBJECT_MEMBERS));
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = StrictValue {
         depth: 0,
