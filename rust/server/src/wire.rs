@@ -156,14 +156,14 @@ pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Resu
 /// call's reply is written straight from its parts, as the encoding of its value.
 pub(crate) fn encode_outgoing(
     wire: Wire,
-    message: Outgoing,
+    message: &Outgoing,
     max_message_bytes: usize,
     dst: &mut BytesMut,
     scratch: &mut String,
 ) -> Result<(), WireError> {
     match (wire, message) {
         (wire, Outgoing::Message(message)) => {
-            encode_message_with(wire, &message, max_message_bytes, dst, scratch)
+            encode_message_with(wire, message, max_message_bytes, dst, scratch)
         }
         (Wire::Lines, Outgoing::ToolReply(reply)) => {
             reply.write_json(dst);

@@ -77,7 +77,8 @@ impl Outbox {
                 // Every sender is gone: nothing more will come.
                 return std::future::pending().await;
             };
-            self.encode(wire, message);
+            self.encode(wire, &message);
+            drop(message);
             self.gather(wire);
             return self.write_now();
         }
@@ -144,28 +145,23 @@ impl Outbox {
         let mut scratch = String::new();
         while self.batch.len() < COALESCE_BYTES {
             match self.queue.try_recv() {
-                Ok(message) => self.encode_with(wire, message, &mut scratch),
+                Ok(message) => self.encode_with(wire, &message, &mut scratch),
                 Err(_) => break,
             }
         }
     }
 
-    fn encode(&mut self, wire: Wire, message: Outgoing) {
+    fn encode(&mut self, wire: Wire, message: &Outgoing) {
         self.encode_with(wire, message, &mut String::new());
     }
 
-    fn encode_with(&mut self, wire: Wire, message: Outgoing, scratch: &mut String) {
+    fn encode_with(&mut self, wire: Wire, message: &Outgoing, scratch: &mut String) {
         let max = self.max_message_bytes;
-        // Only a frame can be refused (over the limit).
-        let id = match wire {
-            Wire::Frames => message.id(),
-            Wire::Lines => None,
-        };
         if let Err(error) = encode_outgoing(wire, message, max, &mut self.batch, scratch) {
             // Only a message over the frame limit can fail; answer with an error instead, so
             // the client is not left waiting for its id.
             tracing::warn!(%error, "an outgoing message did not fit in a frame");
-            if let Some(id) = id {
+            if let Some(id) = message.id() {
                 let reply = Response::error(
                     Some(id),
                     ErrorObject::internal_error("the reply exceeded the maximum frame size"),
