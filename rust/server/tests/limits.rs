@@ -303,3 +303,28 @@ fn a_payload_that_would_expand_past_the_decode_budget_is_a_parse_error() {
     well_behaved_client_is_served(&servers);
     servers.stop();
 }
+
+#[test]
+fn a_reply_over_the_frame_limit_is_answered_with_an_error_under_its_id() {
+    // The output budget lets the text through; the frame limit does not.
+    let servers = servers_with(|s| {
+        s.config.max_frame_bytes = 100_000;
+        s.config.output_budget_bytes = 1_000_000;
+    });
+    let mut client = servers.client();
+    let reply = client
+        .request(
+            "tools/call",
+            support::run_params("big", json!({ "bytes": 200_000 })),
+        )
+        .unwrap();
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("exceeded the maximum frame size")),
+        "{reply}"
+    );
+    well_behaved_client_is_served(&servers);
+    servers.stop();
+}
