@@ -294,20 +294,21 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
             if members.len() - start == SMALL_OBJECT_MEMBERS {
                 let object = members.drain(start..).collect();
                 drop(members);
-                return self.visit_large_map(map, object);
+                return self.visit_large_map(map, member, object);
             }
         }
     }
 }
 
 impl StrictValue<'_> {
-    /// The rest of an object past [`SMALL_OBJECT_MEMBERS`], member by member into its map.
+    /// The rest of an object past [`SMALL_OBJECT_MEMBERS`], member by member into its map;
+    /// `member` is the seed of its members' values.
     fn visit_large_map<'de, A: MapAccess<'de>>(
         self,
         mut map: A,
+        member: Self,
         mut object: Map<String, Value>,
     ) -> Result<Value, A::Error> {
-        let member = self.nested()?;
         while let Some(key) = map.next_key::<String>()? {
             self.charge(ENTRY_BYTES + key.len())?;
             // One lookup per key: the vacant entry keeps the key's hash for the insert.

@@ -87,11 +87,9 @@ impl ToolReply {
         dst.put_slice(br#"{"jsonrpc":"2.0","id":"#);
         match &self.id {
             Id::String(id) => write_json_string(dst, id),
-            Id::Int(id) => {
-                let _ = write!(dst, "{id}");
-            }
-            Id::UInt(id) => {
-                let _ = write!(dst, "{id}");
+            // A number id is written bare, as `Id`'s `Display` writes it.
+            number => {
+                let _ = write!(dst, "{number}");
             }
         }
         dst.put_slice(br#","result":{"content":[{"type":"text","text":"#);
@@ -120,11 +118,8 @@ impl ToolReply {
         out.push_str("jsonrpc: \"2.0\"\nid: ");
         match &self.id {
             Id::String(id) => toon::encode_str_into(id, &options, out),
-            Id::Int(id) => {
-                let _ = write!(out, "{id}");
-            }
-            Id::UInt(id) => {
-                let _ = write!(out, "{id}");
+            number => {
+                let _ = write!(out, "{number}");
             }
         }
         // One text block is a table of one row.
