@@ -95,17 +95,38 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
         max_decoded_bytes,
         input_len: bytes.len(),
     };
-    // Room for a message's objects at once, so the buffer itself does not grow.
-    let members = RefCell::new(Vec::with_capacity(SMALL_OBJECT_MEMBERS));
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let result = StrictValue {
+    let members = RefCell::new(
+        MEMBERS
+            .try_with(Cell::take)
+            .unwrap_or_else(|_| Vec::with_capacity(SMALL_OBJECT_MEMBERS)),
+    );
+    let root = StrictValue {
         depth: 0,
         violation: &violation,
         limit: &limit,
         members: &members,
+    };
+    // Text checked as UTF-8 once, in one pass over it, is read without checking each string
+    // again (a message's dozen strings each cost a call and a pass of their own); bytes that
+    // are not UTF-8 are read as bytes, for `serde_json`'s error and where it is.
+    let result = match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            root.deserialize(&mut de)
+                .and_then(|value| de.end().map(|()| value))
+        }
+        Err(_) => {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            root.deserialize(&mut de)
+                .and_then(|value| de.end().map(|()| value))
+        }
+    };
+    // A failed parse leaves members behind; the next one starts from an empty buffer.
+    let mut members = members.into_inner();
+    members.clear();
+    if members.capacity() <= KEPT_MEMBERS {
+        let _ = MEMBERS.try_with(|kept| kept.set(members));
     }
-    .deserialize(&mut de)
-    .and_then(|value| de.end().map(|()| value));
     result.map_err(|inner| {
         let kind = violation.get().unwrap_or(if inner.is_eof() {
             JsonErrorKind::Eof
@@ -172,6 +193,17 @@ struct StrictValue<'a> {
 /// by comparing it with each earlier one; past this, the object becomes a map at once and
 /// finds repeats by lookup, so a huge object costs no quadratic search.
 const SMALL_OBJECT_MEMBERS: usize = 16;
+
+/// Room for a message's objects at once, so the buffer itself does not grow.
+const KEPT_MEMBERS: usize = 4 * SMALL_OBJECT_MEMBERS;
+
+thread_local! {
+    /// The members buffer, kept per thread from one document to the next: made afresh, its
+    /// room for a message's members was a block past the allocator's small sizes, the most
+    /// expensive kind to get, for every message. Taken (left empty) while a parse runs.
+    static MEMBERS: Cell<Vec<(String, Value)>> =
+        Cell::new(Vec::with_capacity(SMALL_OBJECT_MEMBERS));
+}
 
 /// The decode budget of one document.
 struct Limit<'a> {

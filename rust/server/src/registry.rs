@@ -138,6 +138,24 @@ pub enum RegistryError {
 /// Normalises a tool name the way models tend to mangle them: case-insensitive, and any run
 /// of characters other than letters and digits counts as one `_`.
 pub fn normalize_tool_name(name: &str) -> String {
+    normalized_tool_name(name).into_owned()
+}
+
+/// [`normalize_tool_name`], borrowing a name that is normalised already (every call of a
+/// model that spells the name right), which is checked in one pass without copying it.
+fn normalized_tool_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = name.as_bytes();
+    let plain = bytes
+        .iter()
+        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if plain && bytes.first() != Some(&b'_') && bytes.last() != Some(&b'_') && !name.contains("__")
+    {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Owned(normalize_in_full(name))
+}
+
+fn normalize_in_full(name: &str) -> String {
     let mut normalized = String::with_capacity(name.len());
     let mut pending_separator = false;
     for character in name.chars() {
@@ -246,11 +264,11 @@ impl Registry {
 
     /// Looks up a tool on `server` by (normalised) name.
     pub fn tool(&self, server: ServerName, name: &str) -> ToolLookup {
-        let normalized = normalize_tool_name(name);
+        let normalized = normalized_tool_name(name);
         if let Some(tool) = self
             .tools_by_server
             .get(&server)
-            .and_then(|tools| tools.get(&normalized))
+            .and_then(|tools| tools.get(normalized.as_ref()))
         {
             return ToolLookup::Found(Arc::clone(tool));
         }
@@ -359,6 +377,29 @@ mod tests {
         assert_eq!(normalize_tool_name("read  file"), "read_file");
         assert_eq!(normalize_tool_name("__read.file__"), "read_file");
         assert_eq!(normalize_tool_name("readFile"), "readfile");
+        // Names already normalised are borrowed, and agree with the full pass.
+        for name in [
+            "read_file",
+            "x",
+            "a1_b2",
+            "",
+            "_",
+            "a__b",
+            "_a",
+            "a_",
+            "Ab",
+            "a-b",
+            "é",
+        ] {
+            let fast = normalized_tool_name(name);
+            assert_eq!(fast, normalize_in_full(name), "{name:?}");
+            let borrowed = matches!(fast, std::borrow::Cow::Borrowed(_));
+            assert_eq!(
+                borrowed,
+                ["read_file", "x", "a1_b2", ""].contains(&name),
+                "{name:?}"
+            );
+        }
     }
 
     #[test]

@@ -36,6 +36,36 @@ pub const TOKEN_LEN: usize = 43;
 )]
 pub struct TokenGenerationError(pub getrandom::Error);
 
+/// Whether `a` and `b` hold the same bytes, in a time that depends on their lengths only.
+///
+/// The bytes' differences are gathered eight at a time into one word, with no branch on
+/// them, and only that word is tested, in constant time. `subtle`'s comparison of slices
+/// tests every byte in constant time on its own, which made checking the token of each
+/// call cost about a thousand instructions; this is about a tenth of that.
+fn same_bytes(a: &[u8], b: &[u8]) -> Choice {
+    if a.len() != b.len() {
+        return Choice::from(0);
+    }
+    let mut a_words = a.chunks_exact(8);
+    let mut b_words = b.chunks_exact(8);
+    let mut difference = 0u64;
+    for (a_word, b_word) in (&mut a_words).zip(&mut b_words) {
+        difference |= word(a_word) ^ word(b_word);
+    }
+    for (a_byte, b_byte) in a_words.remainder().iter().zip(b_words.remainder()) {
+        difference |= u64::from(a_byte ^ b_byte);
+    }
+    // The optimiser sees an opaque value, so it cannot turn the gathering into an early exit.
+    std::hint::black_box(difference).ct_eq(&0)
+}
+
+/// Eight bytes as a word (`bytes` has eight).
+fn word(bytes: &[u8]) -> u64 {
+    let mut eight = [0; 8];
+    eight.copy_from_slice(bytes);
+    u64::from_le_bytes(eight)
+}
+
 /// A secret bearer token.
 ///
 /// Its `Debug` is redacted so the token cannot reach a log by accident; use
@@ -155,13 +185,13 @@ impl TokenRing {
         let now = self.clock.now();
         let state = self.lock();
         let presented = presented.as_bytes();
-        let current = state.current.0.as_bytes().ct_eq(presented);
+        let current = same_bytes(state.current.0.as_bytes(), presented);
         let previous = match &state.previous {
             Some((token, deadline)) => {
-                token.0.as_bytes().ct_eq(presented) & Choice::from(u8::from(now < *deadline))
+                same_bytes(token.0.as_bytes(), presented) & Choice::from(u8::from(now < *deadline))
             }
             // Compare anyway so the absence of a previous token costs the same.
-            None => state.current.0.as_bytes().ct_eq(presented) & Choice::from(0),
+            None => same_bytes(state.current.0.as_bytes(), presented) & Choice::from(0),
         };
         // Bitwise OR of Choices: no short circuit.
         bool::from(current | previous)
@@ -218,6 +248,25 @@ mod tests {
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
+    }
+
+    #[test]
+    fn bytes_compare_equal_only_when_every_byte_and_the_length_agree() {
+        for length in 0..=50 {
+            let a: Vec<u8> = (0..length).map(|i| (i * 37 + 11) as u8).collect();
+            assert!(bool::from(same_bytes(&a, &a.clone())), "length {length}");
+            for at in 0..length {
+                for flip in [0x01, 0x80, 0xff] {
+                    let mut b = a.clone();
+                    b[at] ^= flip;
+                    assert!(!bool::from(same_bytes(&a, &b)), "length {length}, at {at}");
+                }
+            }
+            let mut longer = a.clone();
+            longer.push(0);
+            assert!(!bool::from(same_bytes(&a, &longer)), "length {length}");
+            assert!(!bool::from(same_bytes(&longer, &a)), "length {length}");
+        }
     }
 
     #[test]

@@ -87,6 +87,30 @@ fn an_idle_connection_is_closed_after_the_idle_timeout() {
 }
 
 #[test]
+fn the_idle_timer_counts_from_the_last_message() {
+    // Messages 300 ms apart, for longer than the idle timeout in all: the timer the first
+    // message set goes off in between and must find the connection active.
+    let servers = servers_with(|s| s.config.idle_timeout = Duration::from_millis(600));
+    let mut client = servers.client();
+    for _ in 0..4 {
+        client.request("ping", json!({})).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    client.request("ping", json!({})).unwrap();
+    servers.stop();
+}
+
+#[test]
+fn a_connection_that_spoke_in_time_outlives_the_first_message_timeout() {
+    let servers = servers_with(|s| s.config.first_message_timeout = Duration::from_millis(200));
+    let mut client = servers.client();
+    client.request("ping", json!({})).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    client.request("ping", json!({})).unwrap();
+    servers.stop();
+}
+
+#[test]
 fn a_connection_with_a_call_in_flight_is_not_idle() {
     let servers = servers_with(|s| s.config.idle_timeout = Duration::from_millis(200));
     let mut client = servers.client();

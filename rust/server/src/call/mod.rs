@@ -4,11 +4,14 @@
 //!   the checkpoint, the audit record, the handler under its deadline, the output budget.
 //! - [`checkpoint`]: the guard's verdict, the policy's concerns, destructive tools asking.
 //! - [`progress`]: `notifications/progress` while a call runs.
+//! - [`future_box`]: the box a call's future is polled in, kept from one inline call to the next.
 
 pub(crate) mod checkpoint;
+mod future_box;
 pub(crate) mod progress;
 pub(crate) mod run;
 
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 pub(crate) use run::RunCall;
@@ -29,9 +32,17 @@ const INLINE_CALL_YIELD_AFTER: Duration = Duration::from_micros(500);
 /// first poll (every future re-registers on each poll), so nothing is lost.
 pub(crate) async fn start(shared: &Shared, call: RunCall) {
     let started = Instant::now();
-    let mut call = Box::pin(call.run());
-    if futures::poll!(call.as_mut()).is_pending() {
-        shared.tasks.spawn(call);
+    let mut call = future_box::boxed(call.run());
+    let inline = std::future::poll_fn(|context| {
+        Poll::Ready(future_box::poll(call.as_mut(), context).is_ready())
+    })
+    .await;
+    if inline {
+        future_box::keep(call);
+    } else {
+        shared.tasks.spawn(std::future::poll_fn(move |context| {
+            future_box::poll(call.as_mut(), context)
+        }));
     }
     if started.elapsed() > INLINE_CALL_YIELD_AFTER {
         // A handler that computed for long before answering: let other tasks (other

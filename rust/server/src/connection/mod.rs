@@ -5,15 +5,16 @@
 //! - [`admission_hold`]: an unexpected client waits here for the host's answer.
 //! - [`read_timing`]: the first-message, header, body and idle timers.
 //! - [`outbox`]: the writing side (the outgoing queue, coalescing, the write timeout).
+//! - [`spare_buffer`]: read buffers kept per thread between messages.
 
 mod admission_hold;
 mod outbox;
 mod read_timing;
+mod spare_buffer;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::BytesMut;
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
@@ -89,6 +90,14 @@ pub(crate) async fn serve(
         message_started: None,
         last_activity: accepted_at,
     };
+    // One timer for the connection's life, moved only when what is due comes earlier (or
+    // once it went off): a timer made afresh for every message was registered with the
+    // runtime's timer wheel and taken out again each time, a good part of a short call.
+    let mut alarm = std::pin::pin!(tokio::time::sleep_until(accepted_at.into()));
+    let mut alarm_at = None;
+    // Waited on across messages, like the alarm: made afresh for each one, it registered with
+    // the token and left it again every time.
+    let mut closing = std::pin::pin!(cancellation.clone().cancelled_owned());
     let close_reason = 'connection: loop {
         loop {
             let payload = match decoder.decode(&mut buffer) {
@@ -131,7 +140,7 @@ pub(crate) async fn serve(
         }
         if buffer.is_empty() {
             // An idle connection keeps no read buffer at all.
-            buffer = BytesMut::new();
+            spare_buffer::give_back(std::mem::take(&mut buffer));
             timing.message_started = None;
         } else if timing.message_started.is_none() {
             timing.message_started = Some(Instant::now());
@@ -142,23 +151,38 @@ pub(crate) async fn serve(
             decoder.wire(),
             session.in_flight.len(),
         );
+        // A deadline that moved later keeps the alarm where it is: going off early, it only
+        // finds nothing due yet.
+        if alarm_at.is_none_or(|at| deadline < at) {
+            alarm.as_mut().reset(deadline.into());
+            alarm_at = Some(deadline);
+        }
         tokio::select! {
             biased;
-            _ = cancellation.cancelled() => break 'connection "closed".to_owned(),
+            () = &mut closing => break 'connection "closed".to_owned(),
             // Replies of calls that ran in tasks of their own, and the rest of a batch the
             // socket did not take at once.
             written = outbox.step(wire) => if let Err(reason) = written {
                 break 'connection reason;
             },
-            _ = tokio::time::sleep_until(deadline.into()) => match expiry {
-                Expiry::Close(reason) => break 'connection reason.to_owned(),
-                Expiry::Recheck => timing.last_activity = Instant::now(),
+            () = &mut alarm => {
+                alarm_at = None;
+                let now = Instant::now();
+                if now >= deadline {
+                    match expiry {
+                        Expiry::Close(reason) => break 'connection reason.to_owned(),
+                        Expiry::Recheck => timing.last_activity = now,
+                    }
+                }
             },
             ready = read_half.readable() => {
                 if let Err(error) = ready {
                     break 'connection format!("read failed: {error}");
                 }
                 if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
+                    if buffer.is_empty() {
+                        buffer = spare_buffer::take();
+                    }
                     buffer.reserve(READ_CHUNK_BYTES);
                 }
                 match read_half.try_read_buf(&mut buffer) {

@@ -65,7 +65,7 @@ impl ReadTiming {
         }
         if calls_in_flight > 0 {
             return (
-                Instant::now() + IDLE_RECHECK.min(config.idle_timeout),
+                self.last_activity + IDLE_RECHECK.min(config.idle_timeout),
                 Expiry::Recheck,
             );
         }

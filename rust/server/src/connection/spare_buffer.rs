@@ -1,0 +1,66 @@
+//! Read buffers kept per thread between messages, so that an idle connection holds none and
+//! a busy one does not get a new one for every message.
+//!
+//! A connection whose buffer is empty after a read (every message in it was whole) gives the
+//! buffer back here, and its next read takes one from here. One buffer is kept per thread:
+//! a thread serves one connection at a time, and the kept buffer is the size of one read, a
+//! block the allocator would otherwise hand out and take back for every call (a block that
+//! size takes its slow path, which first merges every small block freed since).
+
+use std::cell::Cell;
+
+use bytes::BytesMut;
+
+/// A buffer that grew past this for a large message is freed rather than kept.
+const KEPT_CAPACITY: usize = 64 * 1024;
+
+thread_local! {
+    static SPARE: Cell<BytesMut> = Cell::new(BytesMut::new());
+}
+
+/// A buffer to read into: this thread's spare one, or a new empty one.
+pub(super) fn take() -> BytesMut {
+    SPARE.try_with(Cell::take).unwrap_or_default()
+}
+
+/// Keeps `buffer` (empty) for the next read on this thread.
+///
+/// Its storage may still be shared with a payload cut from it; once that payload is gone the
+/// next `reserve` reuses the storage, and until then it allocates as a new buffer would.
+pub(super) fn give_back(mut buffer: BytesMut) {
+    buffer.clear();
+    if buffer.capacity() > KEPT_CAPACITY {
+        return;
+    }
+    let _ = SPARE.try_with(|spare| spare.set(buffer));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_given_back_is_the_next_one_taken_and_its_storage_is_reused() {
+        let mut buffer = take();
+        buffer.reserve(8 * 1024);
+        buffer.extend_from_slice(b"{\"id\":1}\n");
+        let storage = buffer.as_ptr();
+        let payload = buffer.split_to(9).freeze();
+        drop(payload);
+        give_back(buffer);
+        let mut again = take();
+        assert!(again.is_empty());
+        again.reserve(8 * 1024);
+        assert_eq!(
+            again.as_ptr(),
+            storage,
+            "the read buffer's storage is reused"
+        );
+        assert!(take().capacity() == 0, "only one buffer is kept");
+        // A buffer grown for a large message is not kept.
+        let mut large = BytesMut::with_capacity(KEPT_CAPACITY + 1);
+        large.extend_from_slice(b"x");
+        give_back(large);
+        assert_eq!(take().capacity(), 0);
+    }
+}
