@@ -2,6 +2,7 @@
 //! size measure that stops counting once past a cap.
 
 use serde_json::Value;
+use smallvec::SmallVec;
 
 /// How big a decoded message may be, beyond the frame size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +31,8 @@ impl Default for DecodeLimits {
 impl DecodeLimits {
     /// Checks `value`; the error names the limit that was passed.
     pub fn check(&self, value: &Value) -> Result<(), String> {
-        // Room for a message's usual nesting without growing.
-        let mut stack: Vec<(&Value, usize)> = Vec::with_capacity(16);
+        // Room for a message's usual nesting on the stack; only a larger one allocates.
+        let mut stack: SmallVec<[(&Value, usize); 16]> = SmallVec::new();
         stack.push((value, 1));
         while let Some((value, depth)) = stack.pop() {
             match value {
@@ -86,6 +87,56 @@ impl DecodeLimits {
     }
 }
 
+/// Whether `value` as compact JSON takes at most `cap` bytes.
+///
+/// A bound of its size is added up first, without writing anything: for the small values most
+/// calls take and return, it settles the question at a fraction of the cost of measuring the
+/// JSON text, which [`json_size_within`] does when the bound is over the cap (or the value is
+/// nested too deep to bound).
+pub fn json_within(value: &Value, cap: usize) -> bool {
+    match json_size_bound(value, BOUND_DEPTH) {
+        Some(bound) if bound <= cap => true,
+        _ => json_size_within(value, cap).is_some(),
+    }
+}
+
+/// How deep [`json_size_bound`] goes before it gives up (its recursion stays shallow).
+const BOUND_DEPTH: usize = 16;
+
+/// At least as many bytes as `value` takes as compact JSON: every character of a string
+/// escaped at its longest (`\u00XX`), every number at its longest (`f64` and 64-bit integers
+/// take at most 24 characters), one separator per element and member. `None` past `depth_left`
+/// levels of nesting.
+fn json_size_bound(value: &Value, depth_left: usize) -> Option<usize> {
+    fn string(text: &str) -> usize {
+        text.len().saturating_mul(6).saturating_add(2)
+    }
+    Some(match value {
+        Value::Null => 4,
+        Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        Value::String(text) => string(text),
+        Value::Array(items) => {
+            let inner = depth_left.checked_sub(1)?;
+            let mut bound = items.len().saturating_add(2);
+            for item in items {
+                bound = bound.saturating_add(json_size_bound(item, inner)?);
+            }
+            bound
+        }
+        Value::Object(members) => {
+            let inner = depth_left.checked_sub(1)?;
+            let mut bound = members.len().saturating_mul(2).saturating_add(2);
+            for (key, member) in members {
+                bound = bound
+                    .saturating_add(string(key))
+                    .saturating_add(json_size_bound(member, inner)?);
+            }
+            bound
+        }
+    })
+}
+
 /// The size of `value` as compact JSON, or `None` once it passes `cap` (so a huge value is
 /// not measured to the end).
 pub fn json_size_within(value: &Value, cap: usize) -> Option<usize> {
@@ -115,6 +166,43 @@ pub fn json_size_within(value: &Value, cap: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_size_bound_is_never_below_the_size_and_the_check_agrees_with_measuring() {
+        let long_digits: Value = serde_json::from_str("1.0000000000000000000000000000001").unwrap();
+        let values = [
+            json!(null),
+            json!(true),
+            json!(-9_223_372_036_854_775_808i64),
+            json!(18_446_744_073_709_551_615u64),
+            json!(-2.2250738585072014e-308),
+            json!(1.7976931348623157e308),
+            long_digits,
+            json!("\u{1}\u{1f}\"\\\n é 😀"),
+            json!({"a": [1, "x", {"b": null}], "\u{0}": "\u{7f}"}),
+            json!([[], {}, [[[]]], ""]),
+        ];
+        for value in values {
+            let size = serde_json::to_string(&value).unwrap().len();
+            let bound = json_size_bound(&value, BOUND_DEPTH).unwrap();
+            assert!(bound >= size, "{value}: bound {bound} < size {size}");
+            for cap in [0, size - 1, size, size + 1, bound] {
+                assert_eq!(
+                    json_within(&value, cap),
+                    size <= cap,
+                    "{value} within {cap}"
+                );
+            }
+        }
+        // Too deep to bound: measured instead.
+        let mut deep = json!(1);
+        for _ in 0..BOUND_DEPTH + 4 {
+            deep = json!([deep]);
+        }
+        assert_eq!(json_size_bound(&deep, BOUND_DEPTH), None);
+        let size = serde_json::to_string(&deep).unwrap().len();
+        assert!(json_within(&deep, size) && !json_within(&deep, size - 1));
+    }
 
     fn small() -> DecodeLimits {
         DecodeLimits {

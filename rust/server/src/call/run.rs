@@ -20,7 +20,7 @@ use crate::call::progress::ProgressForwarder;
 use crate::guard::{ClientIdentity, GuardRequest, JointOutcome, Verdict};
 use crate::handler::{ToolCall, ToolError};
 use crate::joint::{JointCall, RunGate};
-use crate::limits::json_size_within;
+use crate::limits::json_within;
 use crate::mcp::{Era, RunArguments, ToolResult};
 use crate::meta_tools::{parameters, within_budget};
 use crate::outgoing::{Outgoing, ToolReply};
@@ -103,7 +103,7 @@ impl RunCall {
             }
         };
         let max_argument_bytes = self.shared.config.max_argument_bytes;
-        if json_size_within(&arguments, max_argument_bytes).is_none() {
+        if !json_within(&arguments, max_argument_bytes) {
             return ToolResult::error(format!(
                 "the arguments of `{}` are larger than {max_argument_bytes} bytes; pass less (for \
                  example a path instead of the content)",
@@ -171,13 +171,11 @@ impl RunCall {
         };
         let max_result_bytes = self.shared.config.max_result_bytes;
         match handled {
-            Ok(value) if json_size_within(&value, max_result_bytes).is_none() => {
-                ToolResult::error(format!(
-                    "`{}` produced a result larger than {max_result_bytes} bytes, which was \
+            Ok(value) if !json_within(&value, max_result_bytes) => ToolResult::error(format!(
+                "`{}` produced a result larger than {max_result_bytes} bytes, which was \
                      dropped; narrow the request",
-                    tool.name
-                ))
-            }
+                tool.name
+            )),
             Ok(value) => ToolResult::success(toon::encode(&value, &toon::EncodeOptions::default())),
             Err(message) => ToolResult::error(message),
         }
