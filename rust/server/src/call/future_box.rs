@@ -4,9 +4,9 @@
 //! wait on), boxed so that a call that has to wait can move to a task of its own. A block that
 //! size is past the allocator's small sizes: getting one takes the allocator's slow path, and
 //! first merges every small block freed since, which cost an inline call (a Rust handler that
-//! answers at once) more than any other single step of it. A call that finished inline leaves
-//! its box, empty, to the next call on the same thread; one that moved to a task takes its box
-//! with it.
+//! answers at once) more than any other single step of it. A call that is over leaves its
+//! box, empty, to the next call on the thread it ended on, whether it finished inline or in a
+//! task of its own (a Java handler's call).
 //!
 //! The future's type has no name, so the kept box is held as `dyn Any` and found again by its
 //! type: a box of another type (none today) is simply not reused.

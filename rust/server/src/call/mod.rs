@@ -40,8 +40,19 @@ pub(crate) async fn start(shared: &Shared, call: RunCall) {
     if inline {
         future_box::keep(call);
     } else {
+        // The task keeps the box when the call is over, for the next call on its thread.
+        let mut call = Some(call);
         shared.tasks.spawn(std::future::poll_fn(move |context| {
-            future_box::poll(call.as_mut(), context)
+            let Some(slot) = call.as_mut() else {
+                return Poll::Ready(());
+            };
+            let polled = future_box::poll(slot.as_mut(), context);
+            if polled.is_ready() {
+                if let Some(done) = call.take() {
+                    future_box::keep(done);
+                }
+            }
+            polled
         }));
     }
     if started.elapsed() > INLINE_CALL_YIELD_AFTER {
