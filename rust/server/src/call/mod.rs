@@ -4,7 +4,7 @@
 //!   the checkpoint, the audit record, the handler under its deadline, the output budget.
 //! - [`checkpoint`]: the guard's verdict, the policy's concerns, destructive tools asking.
 //! - [`progress`]: `notifications/progress` while a call runs.
-//! - [`future_box`]: the box a call's future is polled in, kept from one inline call to the next.
+//! - [`future_box`]: the box a call's future is polled in, kept from one call to the next.
 
 pub(crate) mod checkpoint;
 mod future_box;

@@ -29,7 +29,9 @@ pub(super) fn take() -> BytesMut {
 /// next `reserve` reuses the storage, and until then it allocates as a new buffer would.
 pub(super) fn give_back(mut buffer: BytesMut) {
     buffer.clear();
-    if buffer.capacity() > KEPT_CAPACITY {
+    // A connection that had no buffer (its loop went round for a write or a timer) has none
+    // to give, and must not push out the one kept here.
+    if buffer.capacity() == 0 || buffer.capacity() > KEPT_CAPACITY {
         return;
     }
     let _ = SPARE.try_with(|spare| spare.set(buffer));
@@ -57,6 +59,12 @@ mod tests {
             "the read buffer's storage is reused"
         );
         assert!(take().capacity() == 0, "only one buffer is kept");
+        // Giving back no buffer at all keeps the one kept.
+        let mut kept = BytesMut::with_capacity(64);
+        kept.extend_from_slice(b"x");
+        give_back(kept);
+        give_back(BytesMut::new());
+        assert_eq!(take().capacity(), 64);
         // A buffer grown for a large message is not kept.
         let mut large = BytesMut::with_capacity(KEPT_CAPACITY + 1);
         large.extend_from_slice(b"x");
