@@ -194,13 +194,14 @@ struct StrictValue<'a> {
 /// finds repeats by lookup, so a huge object costs no quadratic search.
 const SMALL_OBJECT_MEMBERS: usize = 16;
 
-/// Room for a message's objects at once, so the buffer itself does not grow.
+/// A members buffer that grew past this for one large document is freed rather than kept.
 const KEPT_MEMBERS: usize = 4 * SMALL_OBJECT_MEMBERS;
 
 thread_local! {
     /// The members buffer, kept per thread from one document to the next: made afresh, its
     /// room for a message's members was a block past the allocator's small sizes, the most
-    /// expensive kind to get, for every message. Taken (left empty) while a parse runs.
+    /// expensive kind to get, for every message. It starts with room for a message's objects
+    /// at once, so it does not grow; taken (left empty) while a parse runs.
     static MEMBERS: Cell<Vec<(String, Value)>> =
         Cell::new(Vec::with_capacity(SMALL_OBJECT_MEMBERS));
 }
