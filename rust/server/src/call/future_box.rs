@@ -25,7 +25,7 @@ thread_local! {
     static KEPT: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
 }
 
-/// `future` in a box: the one the last inline call on this thread left, or a new one.
+/// `future` in a box: the one the last call over on this thread left, or a new one.
 pub(crate) fn boxed<F: Future + 'static>(future: F) -> FutureBox<F> {
     let kept = KEPT
         .try_with(|kept| {
