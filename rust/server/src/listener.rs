@@ -53,8 +53,23 @@ pub(crate) async fn accept_loop(
                 continue;
             }
         };
-        shared
-            .tasks
-            .spawn(connection::serve(stream, Arc::clone(&shared), server, peer));
+        // The place in the pool is taken here, in the order of the backlog: taken when the
+        // connection's task first ran, a newcomer's task (which the runtime may run before
+        // tasks spawned earlier) counted as older than connections accepted before it, and
+        // was shed for them.
+        let cancellation = shared.shutdown.child_token();
+        let unauthenticated = shared
+            .connection_budget(server)
+            .enter(peer.pid, cancellation.clone());
+        shared.tasks.spawn(connection::serve(
+            stream,
+            Arc::clone(&shared),
+            server,
+            peer,
+            connection::Accepted {
+                cancellation,
+                unauthenticated,
+            },
+        ));
     }
 }

@@ -17,10 +17,12 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
+use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
 use crate::platform::{PeerCredentials, Stream};
 use crate::server_name::ServerName;
+use crate::session::connection_budget::UnauthenticatedPlace;
 use crate::session::in_flight::InFlightCalls;
 use crate::session::Session;
 use crate::shared::Shared;
@@ -35,6 +37,14 @@ const CONTROL_QUEUE_CAPACITY: usize = 32;
 /// How much a connection reads at a time.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
 
+/// What an accepted connection starts with from the accept loop.
+pub(crate) struct Accepted {
+    /// Closes the connection: the servers stopping, or the connection shed for a newcomer.
+    pub(crate) cancellation: CancellationToken,
+    /// Its place in the unauthenticated pool, until it presents a valid token.
+    pub(crate) unauthenticated: UnauthenticatedPlace,
+}
+
 /// Serves one accepted connection until the client leaves, breaks a limit, is shed, or the
 /// servers stop.
 pub(crate) async fn serve(
@@ -42,12 +52,12 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     server: ServerName,
     peer: PeerCredentials,
+    accepted: Accepted,
 ) {
-    let cancellation = shared.shutdown.child_token();
-    // Until it presents a valid token, the connection may be shed for a newcomer.
-    let unauthenticated = shared
-        .connection_budget(server)
-        .enter(peer.pid, cancellation.clone());
+    let Accepted {
+        cancellation,
+        unauthenticated,
+    } = accepted;
     let Some(early_bytes) = admission_hold::admit(&stream, &shared, &peer, &cancellation).await
     else {
         tracing::info!(server = %server, pid = peer.pid, "connection not admitted; closed");
