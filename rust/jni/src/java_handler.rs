@@ -8,8 +8,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ide_mcp_server::page_delivery::SplitModeNotice;
 use ide_mcp_server::AnswerFuture;
@@ -19,7 +20,9 @@ use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, To
 use ide_mcp_server::{GuardRequest, Verdict, VerdictFuture};
 use ide_mcp_server::{JointCall, JointFuture, JointOutcome};
 use jni::Env;
+use serde_json::Value;
 use tokio::sync::oneshot;
+use tokio::sync::oneshot::error::TryRecvError;
 
 use crate::callbacks::{self, GuardCall, UnexpectedClientCall};
 use crate::java_ref::JavaRef;
@@ -101,7 +104,7 @@ impl ToolHandler for JavaToolHandler {
             let _end = end;
             tokio::select! {
                 answer = answered => answer.unwrap_or_else(|_| {
-                    Err(ToolError::new("the Java handler ended without answering"))
+                    Err(ToolError::new(HANDLER_ENDED_UNANSWERED))
                 }),
                 _ = cancellation.cancelled() => Err(ToolError::new("cancelled")),
             }
@@ -203,6 +206,100 @@ fn judge_in_java(env: &mut Env<'_>, guard: &JavaRef, call: &GuardCall) -> Result
 /// answer comes as any handler's does, and is the only wake-up of the call's task.
 struct Refused(Result<Verdict, String>);
 
+/// How long a worker watches for the answers of the only Java call in flight before it
+/// parks. An echo-sized call is answered within about 20 µs of its job being queued (the
+/// callback thread's wake-up included); an answer taken here finishes the call on the
+/// connection's task, so no thread has to be woken to deliver it (that was a wake-up of a
+/// parked Tokio worker, which then woke the other one). A slow handler costs a worker this
+/// long per call, and only when no other Java call is in flight: with several in flight,
+/// nobody watches, and the calls overlap as before.
+const SOLE_CALL_WATCH: Duration = Duration::from_micros(50);
+
+/// Joint calls in flight, to tell whether a new one is alone.
+static JOINT_CALLS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// A joint call counted in [`JOINT_CALLS_IN_FLIGHT`] until it is over (or dropped).
+struct InFlight {
+    alone: bool,
+}
+
+impl InFlight {
+    fn enter() -> Self {
+        InFlight {
+            alone: JOINT_CALLS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) == 0,
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        JOINT_CALLS_IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+const HANDLER_ENDED_UNANSWERED: &str = "the Java handler ended without answering";
+const GUARD_ENDED_UNANSWERED: &str = "the Security Guard ended without answering";
+
+/// What watching a joint call's answers found.
+#[derive(Debug)]
+enum Watched {
+    /// The call is over.
+    Over(JointOutcome),
+    /// The job ended after starting the handler, whose answer has not come yet.
+    HandlerStarted,
+    /// Neither answer came.
+    Nothing,
+}
+
+/// Watches a joint call's two answers for at most `watch`, on this thread, as the call's
+/// future would read them when woken.
+fn watch_briefly(
+    answered: &mut oneshot::Receiver<Result<Value, ToolError>>,
+    refused: &mut oneshot::Receiver<Refused>,
+    started: &AtomicBool,
+    watch: Duration,
+) -> Watched {
+    let until = Instant::now() + watch;
+    let mut job_over = false;
+    let mut looks = 0u32;
+    loop {
+        match answered.try_recv() {
+            Ok(answer) => return Watched::Over(JointOutcome::Handled(answer)),
+            Err(TryRecvError::Closed) => {
+                return Watched::Over(JointOutcome::Handled(Err(ToolError::new(
+                    HANDLER_ENDED_UNANSWERED,
+                ))))
+            }
+            Err(TryRecvError::Empty) => {}
+        }
+        if !job_over {
+            match refused.try_recv() {
+                Ok(Refused(verdict)) => return Watched::Over(JointOutcome::Judged(verdict)),
+                Err(TryRecvError::Closed) if started.load(Ordering::Acquire) => job_over = true,
+                Err(TryRecvError::Closed) => {
+                    return Watched::Over(JointOutcome::Judged(Err(
+                        GUARD_ENDED_UNANSWERED.to_owned()
+                    )))
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        looks = looks.wrapping_add(1);
+        if looks % 64 == 0 {
+            if Instant::now() >= until {
+                return if job_over {
+                    Watched::HandlerStarted
+                } else {
+                    Watched::Nothing
+                };
+            }
+            // The callback thread may be waiting for this very CPU.
+            std::thread::yield_now();
+        }
+        std::hint::spin_loop();
+    }
+}
+
 impl SecurityGuard for JavaSecurityGuard {
     fn judge_and_start(&self, handler: &dyn ToolHandler, call: JointCall) -> Option<JointFuture> {
         let java_handler = handler
@@ -255,17 +352,26 @@ impl SecurityGuard for JavaSecurityGuard {
             drop(end);
             return Some(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
         }
+        let in_flight = InFlight::enter();
         Some(Box::pin(async move {
             let _end = end;
+            let _in_flight = &in_flight;
             let mut answered = answered;
             let mut refused = refused;
             let mut job_over = false;
+            if in_flight.alone {
+                match watch_briefly(&mut answered, &mut refused, &started, SOLE_CALL_WATCH) {
+                    Watched::Over(outcome) => return outcome,
+                    Watched::HandlerStarted => job_over = true,
+                    Watched::Nothing => {}
+                }
+            }
             loop {
                 tokio::select! {
                     biased;
                     answer = &mut answered => {
                         return JointOutcome::Handled(answer.unwrap_or_else(|_| {
-                            Err(ToolError::new("the Java handler ended without answering"))
+                            Err(ToolError::new(HANDLER_ENDED_UNANSWERED))
                         }));
                     }
                     refusal = &mut refused, if !job_over => match refusal {
@@ -274,9 +380,7 @@ impl SecurityGuard for JavaSecurityGuard {
                         // answer is on its way, or it never ran.
                         Err(_) if started.load(Ordering::Acquire) => job_over = true,
                         Err(_) => {
-                            return JointOutcome::Judged(Err(
-                                "the Security Guard ended without answering".to_owned(),
-                            ));
+                            return JointOutcome::Judged(Err(GUARD_ENDED_UNANSWERED.to_owned()));
                         }
                     },
                     _ = cancellation.cancelled() => {
@@ -304,7 +408,7 @@ impl SecurityGuard for JavaSecurityGuard {
         Box::pin(async move {
             answered
                 .await
-                .unwrap_or_else(|_| Err("the Security Guard ended without answering".to_owned()))
+                .unwrap_or_else(|_| Err(GUARD_ENDED_UNANSWERED.to_owned()))
         })
     }
 }
@@ -462,5 +566,121 @@ impl Host for JavaHost {
         if threads::submit(job).is_err() {
             tracing::warn!("the host could not be told about withheld tools: the IDE is busy");
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    type Answer = Result<Value, ToolError>;
+
+    fn channels() -> (
+        oneshot::Sender<Answer>,
+        oneshot::Receiver<Answer>,
+        oneshot::Sender<Refused>,
+        oneshot::Receiver<Refused>,
+    ) {
+        let (answer, answered) = oneshot::channel();
+        let (refusal, refused) = oneshot::channel();
+        (answer, answered, refusal, refused)
+    }
+
+    const LONG: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn an_answer_from_another_thread_during_the_watch_is_taken() {
+        let (answer, mut answered, refusal, mut refused) = channels();
+        let started = Arc::new(AtomicBool::new(false));
+        let job_started = Arc::clone(&started);
+        let job = std::thread::spawn(move || {
+            job_started.store(true, Ordering::Release);
+            drop(refusal);
+            std::thread::sleep(Duration::from_millis(5));
+            let _ = answer.send(Ok(serde_json::json!({"value": 1})));
+        });
+        let watched = watch_briefly(&mut answered, &mut refused, &started, LONG);
+        job.join().unwrap();
+        match watched {
+            Watched::Over(JointOutcome::Handled(Ok(value))) => assert_eq!(value["value"], 1),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refusal_ends_the_watch_with_the_verdict() {
+        let (_answer, mut answered, refusal, mut refused) = channels();
+        let started = AtomicBool::new(false);
+        let _ = refusal.send(Refused(Ok(Verdict::Deny {
+            reason: "no".to_owned(),
+        })));
+        match watch_briefly(&mut answered, &mut refused, &started, LONG) {
+            Watched::Over(JointOutcome::Judged(Ok(Verdict::Deny { reason }))) => {
+                assert_eq!(reason, "no");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_job_that_never_ran_is_a_guard_that_did_not_answer() {
+        let (_answer, mut answered, refusal, mut refused) = channels();
+        drop(refusal);
+        let started = AtomicBool::new(false);
+        match watch_briefly(&mut answered, &mut refused, &started, LONG) {
+            Watched::Over(JointOutcome::Judged(Err(reason))) => {
+                assert_eq!(reason, GUARD_ENDED_UNANSWERED);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_handler_dropped_unanswered_ends_the_watch_with_an_error() {
+        let (answer, mut answered, refusal, mut refused) = channels();
+        let started = AtomicBool::new(true);
+        drop(refusal);
+        drop(answer);
+        match watch_briefly(&mut answered, &mut refused, &started, LONG) {
+            Watched::Over(JointOutcome::Handled(Err(error))) => {
+                assert!(
+                    format!("{error:?}").contains(HANDLER_ENDED_UNANSWERED),
+                    "{error:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// What the watch found out stays usable: the receivers it gave up on are polled by the
+    /// call's future afterwards (a receiver read to its end would panic when polled).
+    #[test]
+    fn a_watch_that_runs_out_leaves_the_answers_to_the_future() {
+        let (answer, mut answered, refusal, mut refused) = channels();
+        let started = AtomicBool::new(true);
+        drop(refusal);
+        let watched = watch_briefly(&mut answered, &mut refused, &started, Duration::ZERO);
+        assert!(matches!(watched, Watched::HandlerStarted), "{watched:?}");
+        let _ = answer.send(Ok(Value::Null));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert!(matches!(runtime.block_on(answered), Ok(Ok(Value::Null))));
+
+        let (_answer, mut answered, _refusal, mut refused) = channels();
+        let started = AtomicBool::new(false);
+        let watched = watch_briefly(&mut answered, &mut refused, &started, Duration::ZERO);
+        assert!(matches!(watched, Watched::Nothing), "{watched:?}");
+    }
+
+    #[test]
+    fn only_a_call_with_no_other_in_flight_is_alone() {
+        let first = InFlight::enter();
+        let second = InFlight::enter();
+        assert!(!second.alone);
+        drop(second);
+        drop(first);
+        assert!(InFlight::enter().alone);
     }
 }
