@@ -9,6 +9,7 @@
 pub mod connection;
 pub mod counting_alloc;
 pub mod endpoint;
+pub mod handoff;
 pub mod hostile;
 pub mod idle;
 pub mod instructions;

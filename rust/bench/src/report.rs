@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::idle::IdleCpuResult;
 use crate::instructions::{InstructionsResult, CALLS as INSTRUCTION_CALLS};
-use crate::load::{LatencyResult, ReadMode, ThroughputResult};
+use crate::load::{LatencyResult, Percentiles, ReadMode, ThroughputResult};
 use crate::machine::Machine;
 use crate::memory::IdleMemoryResult;
 
@@ -24,6 +24,12 @@ pub const THROUGHPUT_RATIO_GOAL: f64 = 2.0;
 pub const IDLE_CONNECTION_GOAL_KIB: f64 = 8.0;
 /// Goal: a Java handler's p50 round trip at most this many µs above a Rust handler's.
 pub const JVM_HOP_GOAL_US: f64 = 6.0;
+
+/// Hand-offs timed for the floor under a JVM entry.
+pub const HANDOFF_SAMPLES: usize = 10_000;
+
+/// Microseconds between two timed hand-offs.
+pub const HANDOFF_GAP_US: u64 = 50;
 /// Goal: an idle server set's threads wake at most this often.
 pub const IDLE_WAKEUPS_GOAL_PER_SECOND: f64 = 1.0;
 
@@ -176,6 +182,9 @@ pub struct BenchReport {
     pub instructions: Instructions,
     /// The Java-handler target.
     pub java: JavaTarget,
+    /// One hand-off to a sleeping thread and back, measured beside the Java target: the
+    /// floor under a JVM entry on this machine.
+    pub handoff: Option<Percentiles>,
 }
 
 impl BenchReport {
@@ -492,9 +501,15 @@ impl BenchReport {
         let mode = reads.label();
         match (&self.java, self.jvm_hop(reads)) {
             (JavaTarget::Measured { .. }, Some((java, rust, hop))) => {
+                let floor = self.handoff.map_or(String::new(), |floor| {
+                    format!(
+                        " (one hand-off to a sleeping thread and back, the floor: {:.1} µs)",
+                        floor.p50_us
+                    )
+                });
                 let _ = writeln!(
                     out,
-                    "| {goal} | {mode} | {java:.1} µs − {rust:.1} µs = {hop:.1} µs | {} |",
+                    "| {goal} | {mode} | {java:.1} µs − {rust:.1} µs = {hop:.1} µs{floor} | {} |",
                     yes_no(hop <= JVM_HOP_GOAL_US)
                 );
             }
@@ -592,6 +607,19 @@ impl BenchReport {
             out,
             "\nAll on frames/TOON, from the latency and throughput runs above.\n"
         );
+        if let Some(floor) = self.handoff {
+            let _ = writeln!(
+                out,
+                "The floor under one JVM entry on this machine, measured in the bench process \
+                 right after the latency rounds: a job handed to a thread asleep on a condition \
+                 variable (as a callback thread waits for its next job), its answer watched for \
+                 by the thread that handed it over (as a Tokio worker watches for the answer of \
+                 a lone Java call), {HANDOFF_SAMPLES} times with {HANDOFF_GAP_US} µs between \
+                 them: p50 {:.1} µs, p99 {:.1} µs. No JNI and no work, only the wake-up and the \
+                 way back; Tokio workers never enter the JVM, so no Java call costs less.\n",
+                floor.p50_us, floor.p99_us
+            );
+        }
     }
 
     fn write_memory(&self, out: &mut String) {

@@ -17,7 +17,7 @@ use crate::machine::Machine;
 use crate::memory::measure_idle_connections;
 use crate::report::{
     BenchReport, IdleRow, Instructions, InstructionsRow, JavaTarget, LatencyRow, MemoryRow,
-    Settings, TargetKind, ThroughputRow,
+    Settings, TargetKind, ThroughputRow, HANDOFF_SAMPLES,
 };
 use crate::server_process::ServerProcess;
 use crate::targets::{jvm, ours, raw, rmcp};
@@ -114,6 +114,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         idle: Vec::new(),
         instructions: Instructions::Skipped("not requested".to_owned()),
         java: JavaTarget::Skipped("not requested".to_owned()),
+        handoff: None,
     };
 
     {
@@ -211,6 +212,10 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
                 reads: probe.reads,
                 result,
             });
+        }
+        if java_endpoint.is_some() {
+            eprintln!("hand-off floor: {HANDOFF_SAMPLES} hand-offs");
+            report.handoff = crate::handoff::measure(HANDOFF_SAMPLES / 10, HANDOFF_SAMPLES);
         }
 
         for &connections in &plan.connection_counts {

@@ -143,8 +143,13 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
             java_version,
             warmup_calls: 0,
         },
+        handoff: ide_mcp_bench::handoff::measure(5, 50),
     };
     let markdown = report.to_markdown();
+    assert!(
+        markdown.contains("The floor under one JVM entry on this machine"),
+        "{markdown}"
+    );
     assert!(markdown.contains("| JVM hop ≤ 6 µs at p50"), "{markdown}");
     assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking |"));
     assert!(markdown.contains("### Java handler through JNI"));

@@ -133,6 +133,7 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         idle: Vec::new(),
         instructions: Instructions::Skipped("not counted".to_owned()),
         java: JavaTarget::Skipped("no jar".to_owned()),
+        handoff: None,
     };
     let markdown = report.to_markdown();
     assert!(markdown.contains("### Goals"));
