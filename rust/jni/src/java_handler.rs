@@ -224,9 +224,12 @@ struct InFlight {
 }
 
 impl InFlight {
-    fn enter() -> Self {
+    /// Counts a new joint call; it is alone when no other is in flight and no other message
+    /// of its connection waits behind it.
+    fn enter(others_waiting: bool) -> Self {
+        let none_in_flight = JOINT_CALLS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) == 0;
         InFlight {
-            alone: JOINT_CALLS_IN_FLIGHT.fetch_add(1, Ordering::AcqRel) == 0,
+            alone: none_in_flight && !others_waiting,
         }
     }
 }
@@ -310,6 +313,7 @@ impl SecurityGuard for JavaSecurityGuard {
             cancellation,
             progress,
             gate,
+            others_waiting,
         } = call;
         // Serialised once: the guard judges this very text, and the handler gets it.
         let judged = guard_call(&request);
@@ -352,7 +356,7 @@ impl SecurityGuard for JavaSecurityGuard {
             drop(end);
             return Some(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
         }
-        let in_flight = InFlight::enter();
+        let in_flight = InFlight::enter(others_waiting);
         Some(Box::pin(async move {
             let _end = end;
             let _in_flight = &in_flight;
@@ -675,12 +679,13 @@ mod tests {
     }
 
     #[test]
-    fn only_a_call_with_no_other_in_flight_is_alone() {
-        let first = InFlight::enter();
-        let second = InFlight::enter();
+    fn only_a_call_with_no_other_in_flight_and_nothing_behind_it_is_alone() {
+        let first = InFlight::enter(false);
+        let second = InFlight::enter(false);
         assert!(!second.alone);
         drop(second);
         drop(first);
-        assert!(InFlight::enter().alone);
+        assert!(!InFlight::enter(true).alone);
+        assert!(InFlight::enter(false).alone);
     }
 }

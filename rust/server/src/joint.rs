@@ -30,6 +30,10 @@ pub struct JointCall {
     pub progress: ProgressSink,
     /// Whether the handler may start, asked with the verdict.
     pub gate: RunGate,
+    /// Whether more messages of the call's connection are already waiting to be handled
+    /// behind this one: a guard that would spend a moment of the calling thread watching for
+    /// the call's answer must not, as those messages would wait for it.
+    pub others_waiting: bool,
 }
 
 impl std::fmt::Debug for JointCall {

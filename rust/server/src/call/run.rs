@@ -49,6 +49,8 @@ pub(crate) struct RunCall {
     pub(crate) outgoing: mpsc::Sender<Outgoing>,
     /// Held for the whole call: one of the server's handler slots.
     pub(crate) _handler_slot: OwnedSemaphorePermit,
+    /// Whether more messages of the connection were waiting behind this call's request.
+    pub(crate) others_waiting: bool,
 }
 
 impl RunCall {
@@ -214,6 +216,7 @@ impl RunCall {
             cancellation: self.cancellation.child_token(),
             progress,
             gate,
+            others_waiting: self.others_waiting,
         };
         let Some(joint) = self
             .shared

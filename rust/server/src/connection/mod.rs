@@ -84,6 +84,7 @@ pub(crate) async fn serve(
         unauthenticated: Some(unauthenticated),
         authenticated: None,
         close_reason: None,
+        others_waiting: false,
     };
     let inbound_ceiling = shared.config.inbound_message_ceiling();
     let mut decoder = WireDecoder::new(inbound_ceiling);
@@ -118,6 +119,8 @@ pub(crate) async fn serve(
             timing.message_started = None;
             timing.last_activity = Instant::now();
             let wire = decoder.wire().unwrap_or(Wire::Frames);
+            // What is left in the buffer after this payload is (the start of) another message.
+            session.others_waiting = !buffer.is_empty();
             // The session may wait (for room in the queue, for a place under the connection
             // cap); meanwhile the outbox keeps writing, so it never waits for itself.
             // Pinned where it is built: the future is large, and moving it into the outbox's

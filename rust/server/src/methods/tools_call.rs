@@ -69,6 +69,7 @@ async fn start_run(
         in_flight: Arc::clone(&session.in_flight),
         outgoing: session.outgoing.clone(),
         _handler_slot: admitted.handler_slot,
+        others_waiting: session.others_waiting,
     };
     call::start(&session.shared, call).await;
 }

@@ -55,6 +55,8 @@ pub(crate) struct Session {
     pub(crate) authenticated: Option<AuthenticatedPlace>,
     /// Set when the session must end the connection (the transport closes it).
     pub(crate) close_reason: Option<String>,
+    /// Whether more bytes of the connection wait behind the payload being handled.
+    pub(crate) others_waiting: bool,
 }
 
 impl Session {
