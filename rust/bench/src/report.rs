@@ -24,14 +24,14 @@ pub const THROUGHPUT_RATIO_GOAL: f64 = 2.0;
 pub const IDLE_CONNECTION_GOAL_KIB: f64 = 8.0;
 /// Goal: a Java handler's p50 round trip at most this many µs above a Rust handler's.
 pub const JVM_HOP_GOAL_US: f64 = 6.0;
+/// Goal: an idle server set's threads wake at most this often.
+pub const IDLE_WAKEUPS_GOAL_PER_SECOND: f64 = 1.0;
 
 /// Hand-offs timed for the floor under a JVM entry.
 pub const HANDOFF_SAMPLES: usize = 10_000;
 
 /// Microseconds between two timed hand-offs.
 pub const HANDOFF_GAP_US: u64 = 50;
-/// Goal: an idle server set's threads wake at most this often.
-pub const IDLE_WAKEUPS_GOAL_PER_SECOND: f64 = 1.0;
 
 /// How the run was shaped, for the report's preamble.
 #[derive(Debug, Clone)]

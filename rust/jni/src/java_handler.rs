@@ -359,7 +359,6 @@ impl SecurityGuard for JavaSecurityGuard {
         let in_flight = InFlight::enter(others_waiting);
         Some(Box::pin(async move {
             let _end = end;
-            let _in_flight = &in_flight;
             let mut answered = answered;
             let mut refused = refused;
             let mut job_over = false;
