@@ -88,6 +88,106 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
 
 /// [`parse_strict`] with a decode budget of `max_decoded_bytes` (`usize::MAX`: none).
 pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Value, JsonError> {
+    parse_with(bytes, max_decoded_bytes, AnyValue)
+}
+
+/// A document whose top level was read member by member (see [`parse_strict_picking`]).
+#[derive(Debug, PartialEq)]
+pub enum TopLevel<const N: usize> {
+    /// The top level is an object: the members named, each in its slot (`None` when absent),
+    /// and the others, keys and values as they came.
+    Object {
+        /// The named members, in the order of the names.
+        named: [Option<Value>; N],
+        /// Every other member.
+        rest: Map<String, Value>,
+    },
+    /// The top level is not an object.
+    Other(Value),
+}
+
+impl<const N: usize> TopLevel<N> {
+    /// A parsed document taken apart as [`parse_strict_picking`] takes it, members moved, not
+    /// copied (the other members are dropped: only the named ones are looked at again).
+    pub fn from_value(value: Value, names: [&str; N]) -> Self {
+        match value {
+            Value::Object(members) => TopLevel::Object {
+                named: take_members(members, names),
+                rest: Map::new(),
+            },
+            other => TopLevel::Other(other),
+        }
+    }
+}
+
+/// [`parse_strict_within`] for a document whose top-level object is taken apart at once:
+/// the members named by `names` land in their slots without a map being built for the
+/// object (no key of theirs is copied or hashed), and only other members go into a map.
+///
+/// Every rule holds exactly as for [`parse_strict_within`], with the same errors at the same
+/// positions: a repeated key (named or not), the nesting cap, the decode budget (each member
+/// is charged as it would be in the object's map).
+pub fn parse_strict_picking<const N: usize>(
+    bytes: &[u8],
+    max_decoded_bytes: usize,
+    names: [&'static str; N],
+) -> Result<TopLevel<N>, JsonError> {
+    parse_with(bytes, max_decoded_bytes, PickNames(names))
+}
+
+/// What the top level of a document is read as, given the strict seed of its root.
+trait RootSeed {
+    type Output;
+
+    fn read<'de, D: de::Deserializer<'de>>(
+        self,
+        root: StrictValue<'_>,
+        deserializer: D,
+    ) -> Result<Self::Output, D::Error>;
+}
+
+/// The whole document as one [`Value`].
+struct AnyValue;
+
+impl RootSeed for AnyValue {
+    type Output = Value;
+
+    fn read<'de, D: de::Deserializer<'de>>(
+        self,
+        root: StrictValue<'_>,
+        deserializer: D,
+    ) -> Result<Value, D::Error> {
+        root.deserialize(deserializer)
+    }
+}
+
+/// The document with its top-level object taken apart by these names.
+struct PickNames<const N: usize>([&'static str; N]);
+
+impl<const N: usize> RootSeed for PickNames<N> {
+    type Output = TopLevel<N>;
+
+    fn read<'de, D: de::Deserializer<'de>>(
+        self,
+        root: StrictValue<'_>,
+        deserializer: D,
+    ) -> Result<TopLevel<N>, D::Error> {
+        Picking {
+            strict: root,
+            names: self.0,
+        }
+        .deserialize(deserializer)
+    }
+}
+
+/// Runs one strict parse of `bytes` with the top-level seed that `seed` makes from the
+/// strict value seed of the document's root.
+#[inline]
+fn parse_with<S: RootSeed>(
+    bytes: &[u8],
+    max_decoded_bytes: usize,
+    seed: S,
+) -> Result<S::Output, JsonError> {
     let violation = Cell::new(None);
     let budget = Budget::new(max_decoded_bytes);
     let limit = Limit {
@@ -110,16 +210,8 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
     // again (a message's dozen strings each cost a call and a pass of their own); bytes that
     // are not UTF-8 are read as bytes, for `serde_json`'s error and where it is.
     let result = match std::str::from_utf8(bytes) {
-        Ok(text) => {
-            let mut de = serde_json::Deserializer::from_str(text);
-            root.deserialize(&mut de)
-                .and_then(|value| de.end().map(|()| value))
-        }
-        Err(_) => {
-            let mut de = serde_json::Deserializer::from_slice(bytes);
-            root.deserialize(&mut de)
-                .and_then(|value| de.end().map(|()| value))
-        }
+        Ok(text) => read_document(seed, root, serde_json::Deserializer::from_str(text)),
+        Err(_) => read_document(seed, root, serde_json::Deserializer::from_slice(bytes)),
     };
     // A failed parse leaves members behind; the next one starts from an empty buffer.
     let mut members = members.into_inner();
@@ -135,6 +227,18 @@ pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Val
         });
         JsonError { kind, inner }
     })
+}
+
+/// Reads the one document `deserializer` holds, and nothing after it but whitespace.
+#[inline]
+fn read_document<'de, S: RootSeed, R: serde_json::de::Read<'de>>(
+    seed: S,
+    root: StrictValue<'_>,
+    mut deserializer: serde_json::Deserializer<R>,
+) -> Result<S::Output, serde_json::Error> {
+    let document = seed.read(root, &mut deserializer)?;
+    deserializer.end()?;
+    Ok(document)
 }
 
 /// Takes the members named `names` out of `object`, consuming it: `[Some(value)]` for each
@@ -361,6 +465,135 @@ impl StrictValue<'_> {
     }
 }
 
+/// The top-level seed of [`parse_strict_picking`]: an object is read into the slots of its
+/// named members (and a map of the others); anything else is read as [`StrictValue`] reads it.
+struct Picking<'a, const N: usize> {
+    strict: StrictValue<'a>,
+    names: [&'static str; N],
+}
+
+impl<'de, const N: usize> DeserializeSeed<'de> for Picking<'_, N> {
+    type Value = TopLevel<N>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<TopLevel<N>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Picking<'_, N> {
+    type Value = TopLevel<N>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<TopLevel<N>, E> {
+        self.strict.visit_unit().map(TopLevel::Other)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TopLevel<N>, E> {
+        self.strict.visit_bool(v).map(TopLevel::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TopLevel<N>, E> {
+        self.strict.visit_i64(v).map(TopLevel::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TopLevel<N>, E> {
+        self.strict.visit_u64(v).map(TopLevel::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TopLevel<N>, E> {
+        self.strict.visit_f64(v).map(TopLevel::Other)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<TopLevel<N>, E> {
+        self.strict.visit_str(v).map(TopLevel::Other)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<TopLevel<N>, E> {
+        self.strict.visit_string(v).map(TopLevel::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TopLevel<N>, A::Error> {
+        self.strict.visit_seq(seq).map(TopLevel::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel<N>, A::Error> {
+        let strict = self.strict;
+        let member = strict.nested()?;
+        let mut named = [const { None }; N];
+        let mut rest = Map::new();
+        while let Some(key) = map.next_key_seed(KeyAmong(self.names))? {
+            match key {
+                Key::Named(index) => {
+                    let name = self.names[index];
+                    strict.charge(ENTRY_BYTES + name.len())?;
+                    if named[index].is_some() {
+                        return Err(strict.duplicate_key(name));
+                    }
+                    named[index] = Some(map.next_value_seed(member)?);
+                }
+                // Other members are rare in a message; a map finds a repeat among many of
+                // them with one lookup each.
+                Key::Other(key) => {
+                    strict.charge(ENTRY_BYTES + key.len())?;
+                    match rest.entry(key) {
+                        Entry::Occupied(taken) => return Err(strict.duplicate_key(taken.key())),
+                        Entry::Vacant(place) => {
+                            place.insert(map.next_value_seed(member)?);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(TopLevel::Object { named, rest })
+    }
+}
+
+/// A member's key: the index of one of the names, or any other key, copied.
+enum Key {
+    Named(usize),
+    Other(String),
+}
+
+/// Reads a key and matches it against the names before anything is copied: a key read
+/// straight from the text (no escapes) is compared where it lies.
+struct KeyAmong<const N: usize>([&'static str; N]);
+
+impl<'de, const N: usize> DeserializeSeed<'de> for KeyAmong<N> {
+    type Value = Key;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<const N: usize> Visitor<'_> for KeyAmong<N> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|name| *name == key) {
+            Some(index) => Key::Named(index),
+            None => Key::Other(key.to_owned()),
+        })
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|name| *name == key) {
+            Some(index) => Key::Named(index),
+            None => Key::Other(key),
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -562,5 +795,117 @@ mod tests {
         let value = parse_strict(br#"{ "b" : 1 , "a" : [ ] }"#).unwrap();
         assert_eq!(to_vec(&value), br#"{"b":1,"a":[]}"#);
         assert_eq!(to_string(&value), r#"{"b":1,"a":[]}"#);
+    }
+
+    const NAMES: [&str; 3] = ["id", "method", "params"];
+
+    /// What `parse_strict_picking` gives, said in the terms of the whole parse: the named
+    /// members, the other members as an object, or the value; the error's kind, position and
+    /// text.
+    type Outcome = Result<(Vec<Option<Value>>, Value), (JsonErrorKind, usize, usize, String)>;
+
+    fn error_of(error: JsonError) -> (JsonErrorKind, usize, usize, String) {
+        (
+            error.kind(),
+            error.line(),
+            error.column(),
+            error.to_string(),
+        )
+    }
+
+    fn picked(input: &[u8], budget: usize) -> Outcome {
+        match parse_strict_picking(input, budget, NAMES) {
+            Ok(TopLevel::Object { named, rest }) => Ok((named.to_vec(), Value::Object(rest))),
+            Ok(TopLevel::Other(value)) => Ok((Vec::new(), value)),
+            Err(error) => Err(error_of(error)),
+        }
+    }
+
+    fn whole(input: &[u8], budget: usize) -> Outcome {
+        match parse_strict_within(input, budget) {
+            Ok(Value::Object(mut members)) => {
+                let named = NAMES
+                    .iter()
+                    .map(|name| members.shift_remove(*name))
+                    .collect();
+                Ok((named, Value::Object(members)))
+            }
+            Ok(value) => Ok((Vec::new(), value)),
+            Err(error) => Err(error_of(error)),
+        }
+    }
+
+    #[test]
+    fn picking_the_top_level_apart_agrees_with_the_whole_parse() {
+        let deep_enough = format!(r#"{{"params":{}}}"#, nested(MAX_DEPTH - 1));
+        let too_deep = format!(r#"{{"x":{}}}"#, nested(MAX_DEPTH));
+        let inputs: Vec<&[u8]> = vec![
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2,{"b":null}]}}"#,
+            br#"{"x":1,"id":"s","y":{"z":[true,false]},"method":"m"}"#,
+            br#"{}"#,
+            br#"{"id":1,"id":2}"#,
+            br#"{"x":1,"y":2,"x":3}"#,
+            br#"{"i\u0064":1,"id":2}"#,
+            br#"{"id":1,"params":{"a":1,"a":2}}"#,
+            br#"[1,2,{"id":1}]"#,
+            br#""text""#,
+            b"null",
+            b"true",
+            b"-1.5",
+            b"18446744073709551615",
+            br#"{"id":"#,
+            br#"{"id":1} x"#,
+            b"{\"id\":\"\xff\"}",
+            b"{\"\xff\":1}",
+            br#"{"id":1e400}"#,
+            deep_enough.as_bytes(),
+            too_deep.as_bytes(),
+        ];
+        for input in inputs {
+            let shown = String::from_utf8_lossy(input);
+            let expected = whole(input, decode_budget(input.len()));
+            assert_eq!(
+                picked(input, decode_budget(input.len())),
+                expected,
+                "{shown}"
+            );
+            // Every budget up to what the document takes: each member is charged as the
+            // object's map would be charged for it, so the budget runs out at the same byte.
+            for budget in 0..400 {
+                assert_eq!(
+                    picked(input, budget),
+                    whole(input, budget),
+                    "{shown} within {budget}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Objects of keys drawn from the names, from other keys, and from names spelt with
+        /// an escape, so repeats of every kind occur.
+        #[test]
+        fn picking_agrees_with_the_whole_parse_on_any_object(
+            members in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["id", "method", "params", "x", "y", "i\\u0064"]),
+                    proptest::sample::select(vec!["1", "\"v\"", "[1,{\"a\":2}]", "{\"id\":3}", "null"]),
+                ),
+                0..8,
+            ),
+            budget in 0usize..300,
+        ) {
+            let body: Vec<String> = members
+                .iter()
+                .map(|(key, value)| format!("\"{key}\":{value}"))
+                .collect();
+            let input = format!("{{{}}}", body.join(","));
+            proptest::prop_assert_eq!(picked(input.as_bytes(), budget), whole(input.as_bytes(), budget));
+            let unlimited = usize::MAX;
+            proptest::prop_assert_eq!(
+                picked(input.as_bytes(), unlimited),
+                whole(input.as_bytes(), unlimited)
+            );
+        }
     }
 }

@@ -16,6 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::json;
 
+/// The members of a message object that JSON-RPC defines, in the order
+/// [`IncomingMessage::from_top_level`] takes them; any others are ignored.
+pub const ENVELOPE_MEMBERS: [&str; 6] = ["id", "jsonrpc", "method", "params", "result", "error"];
+
 /// The only protocol version accepted and emitted.
 pub const JSONRPC_VERSION: &str = "2.0";
 
@@ -393,15 +397,22 @@ impl IncomingMessage {
     /// notification if not; one without `method` is a response. A batch (a JSON
     /// array) is not supported and is reported as invalid.
     pub fn from_value(value: Value) -> Result<Self, InvalidMessage> {
-        let members = match value {
-            Value::Object(members) => members,
-            Value::Array(_) => return Err(invalid(None, "batch requests are not supported")),
-            _ => return Err(invalid(None, "message must be a JSON object")),
+        Self::from_top_level(json::TopLevel::from_value(value, ENVELOPE_MEMBERS))
+    }
+
+    /// [`IncomingMessage::from_value`] for a message whose top level was taken apart by
+    /// [`ENVELOPE_MEMBERS`] as it was parsed ([`json::parse_strict_picking`]): the same
+    /// classification, without the object's map ever being built.
+    pub fn from_top_level(
+        top_level: json::TopLevel<{ ENVELOPE_MEMBERS.len() }>,
+    ) -> Result<Self, InvalidMessage> {
+        let [id_member, version, method, params, result, error] = match top_level {
+            json::TopLevel::Object { named, .. } => named,
+            json::TopLevel::Other(Value::Array(_)) => {
+                return Err(invalid(None, "batch requests are not supported"))
+            }
+            json::TopLevel::Other(_) => return Err(invalid(None, "message must be a JSON object")),
         };
-        let [id_member, version, method, params, result, error] = json::take_members(
-            members,
-            ["id", "jsonrpc", "method", "params", "result", "error"],
-        );
         // Read the id before anything else can fail, so every later error can cite it.
         let id = id_member.as_ref().and_then(Id::from_value);
         if version.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {

@@ -1,8 +1,13 @@
 //! Limits on the shape of a decoded message, checked in one pass without recursion, and a
 //! size measure that stops counting once past a cap.
 
+use ide_mcp_protocol::json::TopLevel;
 use serde_json::Value;
 use smallvec::SmallVec;
+
+/// The values still to check, each with its depth: room for a message's usual nesting on
+/// the stack; only a larger one allocates.
+type Stack<'v> = SmallVec<[(&'v Value, usize); 16]>;
 
 /// How big a decoded message may be, beyond the frame size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,9 +36,41 @@ impl Default for DecodeLimits {
 impl DecodeLimits {
     /// Checks `value`; the error names the limit that was passed.
     pub fn check(&self, value: &Value) -> Result<(), String> {
-        // Room for a message's usual nesting on the stack; only a larger one allocates.
-        let mut stack: SmallVec<[(&Value, usize); 16]> = SmallVec::new();
+        let mut stack = Stack::new();
         stack.push((value, 1));
+        self.check_all(stack)
+    }
+
+    /// Checks a document whose top level was taken apart by `names` as it was parsed
+    /// ([`ide_mcp_protocol::json::parse_strict_picking`]) exactly as [`DecodeLimits::check`] checks the whole
+    /// document: the top-level object's depth and keys, then every member.
+    pub fn check_top_level<const N: usize>(
+        &self,
+        top_level: &TopLevel<N>,
+        names: [&str; N],
+    ) -> Result<(), String> {
+        let (named, rest) = match top_level {
+            TopLevel::Other(value) => return self.check(value),
+            TopLevel::Object { named, rest } => (named, rest),
+        };
+        self.check_depth(1)?;
+        let keys = named.iter().flatten().count() + rest.len();
+        self.check_key_count(keys)?;
+        let mut stack = Stack::new();
+        let members = names
+            .iter()
+            .zip(named)
+            .filter_map(|(name, member)| member.as_ref().map(|member| (*name, member)));
+        for (key, member) in members.chain(rest.iter().map(|(key, member)| (key.as_str(), member)))
+        {
+            self.check_string(key)?;
+            stack.push((member, 2));
+        }
+        self.check_all(stack)
+    }
+
+    /// Checks every value on `stack` (each with its depth) and all they hold.
+    fn check_all<'v>(&self, mut stack: Stack<'v>) -> Result<(), String> {
         while let Some((value, depth)) = stack.pop() {
             match value {
                 Value::String(text) => self.check_string(text)?,
@@ -50,13 +87,7 @@ impl DecodeLimits {
                 }
                 Value::Object(members) => {
                     self.check_depth(depth)?;
-                    if members.len() > self.max_object_keys {
-                        return Err(format!(
-                            "an object has {} keys; the limit is {}",
-                            members.len(),
-                            self.max_object_keys
-                        ));
-                    }
+                    self.check_key_count(members.len())?;
                     for (key, member) in members {
                         self.check_string(key)?;
                         stack.push((member, depth + 1));
@@ -64,6 +95,16 @@ impl DecodeLimits {
                 }
                 Value::Null | Value::Bool(_) | Value::Number(_) => {}
             }
+        }
+        Ok(())
+    }
+
+    fn check_key_count(&self, keys: usize) -> Result<(), String> {
+        if keys > self.max_object_keys {
+            return Err(format!(
+                "an object has {keys} keys; the limit is {}",
+                self.max_object_keys
+            ));
         }
         Ok(())
     }
@@ -247,5 +288,50 @@ mod tests {
     fn the_size_measure_stops_at_the_cap() {
         assert_eq!(json_size_within(&json!({"a": 1}), 100), Some(7));
         assert_eq!(json_size_within(&json!("x".repeat(200)), 100), None);
+    }
+
+    #[test]
+    fn a_top_level_taken_apart_is_checked_as_the_whole_message() {
+        use ide_mcp_protocol::json::{parse_strict, parse_strict_picking};
+        const NAMES: [&str; 2] = ["id", "params"];
+        let tight = DecodeLimits {
+            max_string_bytes: 6,
+            max_array_len: 2,
+            max_object_keys: 3,
+            max_depth: 3,
+        };
+        // Each message breaks at most one limit, so both checks name the same one.
+        let messages = [
+            r#"{"id":1,"params":{"a":[1,2]}}"#,
+            r#"{"id":1,"params":[1,2,3]}"#,
+            r#"{"id":"seven!!","params":{}}"#,
+            r#"{"id":1,"params":{"toolong":1}}"#,
+            r#"{"longest":1}"#,
+            r#"{"id":1,"x":2,"y":3,"z":4}"#,
+            r#"{"id":1,"x":2,"params":3}"#,
+            r#"{"params":{"a":{"b":[]}}}"#,
+            r#"{"params":{"a":{"b":{}}}}"#,
+            r#"[[[[1]]]]"#,
+            r#""long string""#,
+        ];
+        for limits in [tight, DecodeLimits::default()] {
+            for message in messages {
+                let whole = limits.check(&parse_strict(message.as_bytes()).unwrap());
+                let top_level =
+                    parse_strict_picking(message.as_bytes(), usize::MAX, NAMES).unwrap();
+                assert_eq!(
+                    limits.check_top_level(&top_level, NAMES),
+                    whole,
+                    "{message} within {limits:?}"
+                );
+            }
+        }
+        // A name that itself breaks the key limit is caught too.
+        let short_keys = DecodeLimits {
+            max_string_bytes: 1,
+            ..DecodeLimits::default()
+        };
+        let top_level = parse_strict_picking(br#"{"id":1}"#, usize::MAX, NAMES).unwrap();
+        assert!(short_keys.check_top_level(&top_level, NAMES).is_err());
     }
 }

@@ -26,7 +26,7 @@ use crate::methods;
 use crate::outgoing::Outgoing;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
-use crate::wire::{decode_payload, Wire};
+use crate::wire::{decode_message, Wire};
 use connection_budget::{AuthenticatedPlace, NoPlace, UnauthenticatedPlace};
 use in_flight::InFlightCalls;
 
@@ -63,8 +63,8 @@ impl Session {
     /// Handles one payload: whatever it holds, it is answered (or, for a notification,
     /// acted on or dropped), and the session goes on.
     pub(crate) async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
-        let value = match decode_payload(wire, payload, &self.shared.config.decode_limits) {
-            Ok(value) => value,
+        let message = match decode_message(wire, payload, &self.shared.config.decode_limits) {
+            Ok(message) => message,
             Err(reason) => {
                 self.bad_messages += 1;
                 tracing::debug!(server = %self.server, %reason, "undecodable payload");
@@ -77,7 +77,7 @@ impl Session {
                 return;
             }
         };
-        match IncomingMessage::from_value(value) {
+        match IncomingMessage::from_top_level(message) {
             Ok(IncomingMessage::Request(request)) => {
                 self.handle_request(ClientRequest::parse(request)).await
             }
