@@ -8,7 +8,7 @@
 //! crash. After each call a thrown exception is taken, cleared and returned as
 //! [`BridgeError::Java`].
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use jni::objects::{Global, JClass, JObject, JObjectArray, JStaticMethodID, JString, JValue};
 use jni::refs::LoaderContext;
@@ -162,9 +162,9 @@ pub struct GuardCall {
     /// `code`, `run`, `vcs` or `ops`.
     pub server: String,
     /// The tool's domain.
-    pub domain: String,
+    pub domain: Arc<str>,
     /// The tool's name.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// The validated arguments, as JSON.
     pub arguments_json: String,
     /// The tool's read-only hint.
@@ -174,7 +174,7 @@ pub struct GuardCall {
     /// The client's process id, or -1 when unknown.
     pub pid: i32,
     /// The name the client gave, if any.
-    pub client_name: Option<String>,
+    pub client_name: Option<Arc<str>>,
     /// The connection's number within the server set.
     pub connection_id: u64,
     /// The call's number, the same in the handler's context.

@@ -520,17 +520,17 @@ fn audit_record_json(record: &AuditRecord) -> Value {
     json!({
         "atMillis": at_millis,
         "clientPid": record.client.pid,
-        "clientName": record.client.name,
+        "clientName": record.client.name.as_deref(),
         "connectionId": record.client.connection_id,
         "server": record.server.as_str(),
-        "domain": record.domain,
-        "tool": record.tool,
+        "domain": &*record.domain,
+        "tool": &*record.tool,
         "arguments": record.arguments,
         "verdict": match record.verdict {
             AuditVerdict::Allowed => "ALLOWED",
             AuditVerdict::Denied => "DENIED",
         },
-        "reason": record.reason,
+        "reason": &*record.reason,
         "durationNanos": u64::try_from(record.duration.as_nanos()).unwrap_or(u64::MAX),
     })
 }

@@ -3,8 +3,9 @@
 //! vocabulary and how long judging took — never the token, never an argument's value, and
 //! never the guard's or the host's own words (which may quote values).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::guard::ClientIdentity;
@@ -29,9 +30,9 @@ pub struct AuditRecord {
     /// On which server.
     pub server: ServerName,
     /// The tool's domain.
-    pub domain: String,
+    pub domain: Arc<str>,
     /// The tool's name.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// The names of the arguments the call gave, as its tool's schema declares them.
     pub arguments: Vec<String>,
     /// The decision.
@@ -39,7 +40,7 @@ pub struct AuditRecord {
     /// Who decided and why, without values: `allowed by the Security Guard`, `confirmed by the
     /// user`, `denied by the Security Guard`, `denied by the baseline policy: `path` is outside
     /// the project; …`.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// How long the decision took, confirmation included.
     pub duration: Duration,
 }
@@ -104,11 +105,11 @@ mod tests {
             at: SystemTime::now(),
             client: ClientIdentity::default(),
             server: ServerName::Code,
-            domain: "d".to_owned(),
-            tool: tool.to_owned(),
+            domain: "d".into(),
+            tool: tool.into(),
             verdict: AuditVerdict::Allowed,
             arguments: Vec::new(),
-            reason: "guard allowed".to_owned(),
+            reason: "guard allowed".into(),
             duration: Duration::ZERO,
         }
     }
@@ -119,7 +120,11 @@ mod tests {
         for tool in ["a", "b", "c"] {
             log.record(record(tool));
         }
-        let tools: Vec<String> = log.records().into_iter().map(|r| r.tool).collect();
+        let tools: Vec<String> = log
+            .records()
+            .into_iter()
+            .map(|r| r.tool.to_string())
+            .collect();
         assert_eq!(tools, ["b", "c"]);
     }
 }

@@ -42,9 +42,9 @@ pub struct GuardRequest {
     /// The server the call came in on.
     pub server: ServerName,
     /// The tool's domain.
-    pub domain: String,
+    pub domain: Arc<str>,
     /// The tool's registered name.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// The validated arguments.
     pub arguments: Arc<Value>,
     /// The tool's behaviour hints.
@@ -67,7 +67,7 @@ pub struct ClientIdentity {
     /// The peer's process id, from the kernel.
     pub pid: Option<i32>,
     /// The name the client gave in `initialize` or `_meta`, if any (self-reported).
-    pub name: Option<String>,
+    pub name: Option<Arc<str>>,
     /// A number unique to the connection within this server set.
     pub connection_id: u64,
 }

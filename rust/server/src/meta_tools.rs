@@ -61,7 +61,7 @@ pub fn tools_text(registry: &Registry, server: ServerName, domain: &str) -> Resu
 
 fn tool_row(tool: &RegisteredTool) -> Value {
     let mut row = Map::new();
-    row.insert("name".to_owned(), Value::from(tool.name.as_str()));
+    row.insert("name".to_owned(), Value::from(&*tool.name));
     row.insert(
         "description".to_owned(),
         Value::from(tool.description.as_str()),

@@ -16,10 +16,10 @@ use crate::tool::{DomainSpec, ToolAnnotations};
 
 /// A tool ready to run: its schema compiled once, at registration.
 pub struct RegisteredTool {
-    /// The name as registered.
-    pub name: String,
-    /// The domain it belongs to.
-    pub domain: String,
+    /// The name as registered (shared with every call's guard request and audit record).
+    pub name: Arc<str>,
+    /// The domain it belongs to (shared like the name).
+    pub domain: Arc<str>,
     /// The server it is served on.
     pub server: ServerName,
     /// What it does.
@@ -311,22 +311,22 @@ fn compile_domain(spec: DomainSpec) -> Result<RegisteredDomain, RegistryError> {
     let mut tools: Vec<Arc<RegisteredTool>> = Vec::with_capacity(spec.tools.len());
     for tool in spec.tools {
         check_name("tool", &tool.name)?;
-        if tools.iter().any(|existing| existing.name == tool.name) {
+        if tools.iter().any(|existing| *existing.name == *tool.name) {
             return Err(RegistryError::DuplicateTool {
-                domain: spec.name.clone(),
+                domain: spec.name.as_str().into(),
                 tool: tool.name,
             });
         }
         let validator = jsonschema::draft202012::new(&tool.input_schema).map_err(|error| {
             RegistryError::InvalidSchema {
-                domain: spec.name.clone(),
+                domain: spec.name.as_str().into(),
                 tool: tool.name.clone(),
                 reason: error.to_string(),
             }
         })?;
         tools.push(Arc::new(RegisteredTool {
-            name: tool.name,
-            domain: spec.name.clone(),
+            name: tool.name.into(),
+            domain: spec.name.as_str().into(),
             server: spec.server,
             description: tool.description,
             input_schema: tool.input_schema,

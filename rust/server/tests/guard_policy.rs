@@ -306,8 +306,8 @@ fn every_verdict_is_audited_without_argument_values() {
     let log = harness.servers.servers().audit_log();
     assert_eq!(log.len(), 2);
     assert_eq!(log[0].verdict, AuditVerdict::Allowed);
-    assert_eq!(log[0].tool, "read");
-    assert_eq!(log[0].domain, "files");
+    assert_eq!(&*log[0].tool, "read");
+    assert_eq!(&*log[0].domain, "files");
     assert_eq!(log[0].client.pid, Some(std::process::id() as i32));
     assert_eq!(log[1].verdict, AuditVerdict::Denied);
     // The names of the declared arguments, the reason without the path it is about.

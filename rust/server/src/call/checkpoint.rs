@@ -2,6 +2,7 @@
 //! combined with the baseline policy's concerns and the tool's destructiveness, then the
 //! host's confirmation for an ask.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::guard::{GuardRequest, SecurityGuard, Verdict};
@@ -13,29 +14,31 @@ pub(crate) struct Decision {
     /// Whether the call runs.
     pub(crate) run: bool,
     /// Why, in words the model can act on (for a refusal, the text of the error result).
-    pub(crate) reason: String,
+    pub(crate) reason: Cow<'static, str>,
     /// Why, for the audit log: from a fixed vocabulary plus the names of arguments, never an
     /// argument's value nor the guard's or the host's own words (which may quote values).
-    pub(crate) audit_reason: String,
+    pub(crate) audit_reason: Cow<'static, str>,
     /// The guard answered `AllowExplicitly`: the handler may pass what the credential rule
     /// withholds (`ToolCall::explicitly_allowed`).
     pub(crate) explicitly_allowed: bool,
 }
 
 impl Decision {
-    pub(crate) fn run(why: &str, explicitly_allowed: bool) -> Self {
+    /// A call that runs, `why` in the fixed words of the audit log (nothing is copied: a
+    /// call that runs pays for no text).
+    pub(crate) fn run(why: &'static str, explicitly_allowed: bool) -> Self {
         Decision {
             run: true,
-            reason: why.to_owned(),
-            audit_reason: why.to_owned(),
+            reason: Cow::Borrowed(why),
+            audit_reason: Cow::Borrowed(why),
             explicitly_allowed,
         }
     }
 
-    pub(crate) fn refuse(reason: String, audit_reason: impl Into<String>) -> Self {
+    pub(crate) fn refuse(reason: String, audit_reason: impl Into<Cow<'static, str>>) -> Self {
         Decision {
             run: false,
-            reason,
+            reason: Cow::Owned(reason),
             audit_reason: audit_reason.into(),
             explicitly_allowed: false,
         }

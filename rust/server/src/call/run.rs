@@ -162,7 +162,7 @@ impl RunCall {
             };
             self.shared.audit.record(audit.into_record(&decision));
             if !decision.run {
-                return ToolResult::error(decision.reason);
+                return ToolResult::error(decision.reason.into_owned());
             }
             drop(request);
             // The guard's copy is gone, so this is the very value it judged, moved, not
@@ -345,8 +345,8 @@ async fn unless_it_panics(deciding: impl Future<Output = Decision>, tool: &str) 
 struct AuditDraft {
     client: ClientIdentity,
     server: ServerName,
-    domain: String,
-    tool: String,
+    domain: Arc<str>,
+    tool: Arc<str>,
     arguments: Vec<String>,
     started: Instant,
 }
