@@ -20,6 +20,10 @@ use serde_json::{Map, Number, Value};
 
 use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
 
+pub mod split;
+
+use split::{Named, Split};
+
 /// The deepest nesting of arrays and objects accepted: a top-level container is at
 /// depth 1. `serde_json` itself stops at 128, so the limit is enforced here first,
 /// with an error that says what happened.
@@ -88,7 +92,7 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
 
 /// [`parse_strict`] with a decode budget of `max_decoded_bytes` (`usize::MAX`: none).
 pub fn parse_strict_within(bytes: &[u8], max_decoded_bytes: usize) -> Result<Value, JsonError> {
-    parse_with(bytes, max_decoded_bytes, AnyValue)
+    parse_strict_with(bytes, max_decoded_bytes, AnyValue)
 }
 
 /// A document whose top level was read member by member (see [`parse_strict_picking`]).
@@ -132,13 +136,20 @@ pub fn parse_strict_picking<const N: usize>(
     max_decoded_bytes: usize,
     names: [&'static str; N],
 ) -> Result<TopLevel<N>, JsonError> {
-    parse_with(bytes, max_decoded_bytes, PickNames(names))
+    let split = parse_strict_with(bytes, max_decoded_bytes, split::SplitRoot(Named(names)))?;
+    Ok(match split {
+        Split::Object((named, rest)) => TopLevel::Object { named, rest },
+        Split::Other(value) => TopLevel::Other(value),
+    })
 }
 
-/// What the top level of a document is read as, given the strict seed of its root.
-trait RootSeed {
+/// What the top level of a document is read as, given the strict seed of its root (see
+/// [`parse_strict_with`]).
+pub trait RootSeed {
+    /// What the document becomes.
     type Output;
 
+    /// Reads the document from `deserializer`, with `root` for the strict rules.
     fn read<'de, D: de::Deserializer<'de>>(
         self,
         root: StrictValue<'_>,
@@ -161,29 +172,11 @@ impl RootSeed for AnyValue {
     }
 }
 
-/// The document with its top-level object taken apart by these names.
-struct PickNames<const N: usize>([&'static str; N]);
-
-impl<const N: usize> RootSeed for PickNames<N> {
-    type Output = TopLevel<N>;
-
-    fn read<'de, D: de::Deserializer<'de>>(
-        self,
-        root: StrictValue<'_>,
-        deserializer: D,
-    ) -> Result<TopLevel<N>, D::Error> {
-        Picking {
-            strict: root,
-            names: self.0,
-        }
-        .deserialize(deserializer)
-    }
-}
-
-/// Runs one strict parse of `bytes` with the top-level seed that `seed` makes from the
-/// strict value seed of the document's root.
+/// One strict parse of `bytes` whose top level `seed` reads: every rule of
+/// [`parse_strict_within`] holds for whatever `seed` builds from the [`StrictValue`] it gets
+/// (see [`split`] for taking objects apart as they are read).
 #[inline]
-fn parse_with<S: RootSeed>(
+pub fn parse_strict_with<S: RootSeed>(
     bytes: &[u8],
     max_decoded_bytes: usize,
     seed: S,
@@ -277,12 +270,14 @@ pub fn to_string(value: &Value) -> String {
     value.to_string()
 }
 
-/// A seed that builds a [`Value`] while enforcing the strict rules.
+/// A seed that builds a [`Value`] while enforcing the strict rules; one is handed to a
+/// [`RootSeed`] for the document's root, and [`StrictValue::read_members`] hands one to each
+/// member of an object taken apart.
 ///
 /// The rule that failed is recorded in `violation`, because the error that travels
 /// back through `serde_json` is a plain custom error with the position attached.
 #[derive(Clone, Copy)]
-struct StrictValue<'a> {
+pub struct StrictValue<'a> {
     /// How many containers enclose the value about to be read.
     depth: usize,
     violation: &'a Cell<Option<JsonErrorKind>>,
@@ -291,6 +286,14 @@ struct StrictValue<'a> {
     /// document, so an object's map is made once at its exact size when it closes, instead
     /// of growing (and rehashing) member by member.
     members: &'a RefCell<Vec<(String, Value)>>,
+}
+
+impl fmt::Debug for StrictValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StrictValue")
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The most members an object collects in the shared buffer, where a repeated key is found
@@ -462,135 +465,6 @@ impl StrictValue<'_> {
     fn duplicate_key<E: de::Error>(self, key: &str) -> E {
         self.violation.set(Some(JsonErrorKind::DuplicateKey));
         E::custom(format_args!("duplicate key `{key}`"))
-    }
-}
-
-/// The top-level seed of [`parse_strict_picking`]: an object is read into the slots of its
-/// named members (and a map of the others); anything else is read as [`StrictValue`] reads it.
-struct Picking<'a, const N: usize> {
-    strict: StrictValue<'a>,
-    names: [&'static str; N],
-}
-
-impl<'de, const N: usize> DeserializeSeed<'de> for Picking<'_, N> {
-    type Value = TopLevel<N>;
-
-    fn deserialize<D: de::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<TopLevel<N>, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de, const N: usize> Visitor<'de> for Picking<'_, N> {
-    type Value = TopLevel<N>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<TopLevel<N>, E> {
-        self.strict.visit_unit().map(TopLevel::Other)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TopLevel<N>, E> {
-        self.strict.visit_bool(v).map(TopLevel::Other)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TopLevel<N>, E> {
-        self.strict.visit_i64(v).map(TopLevel::Other)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TopLevel<N>, E> {
-        self.strict.visit_u64(v).map(TopLevel::Other)
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TopLevel<N>, E> {
-        self.strict.visit_f64(v).map(TopLevel::Other)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<TopLevel<N>, E> {
-        self.strict.visit_str(v).map(TopLevel::Other)
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<TopLevel<N>, E> {
-        self.strict.visit_string(v).map(TopLevel::Other)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<TopLevel<N>, A::Error> {
-        self.strict.visit_seq(seq).map(TopLevel::Other)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel<N>, A::Error> {
-        let strict = self.strict;
-        let member = strict.nested()?;
-        let mut named = [const { None }; N];
-        let mut rest = Map::new();
-        while let Some(key) = map.next_key_seed(KeyAmong(self.names))? {
-            match key {
-                Key::Named(index) => {
-                    let name = self.names[index];
-                    strict.charge(ENTRY_BYTES + name.len())?;
-                    if named[index].is_some() {
-                        return Err(strict.duplicate_key(name));
-                    }
-                    named[index] = Some(map.next_value_seed(member)?);
-                }
-                // Other members are rare in a message; a map finds a repeat among many of
-                // them with one lookup each.
-                Key::Other(key) => {
-                    strict.charge(ENTRY_BYTES + key.len())?;
-                    match rest.entry(key) {
-                        Entry::Occupied(taken) => return Err(strict.duplicate_key(taken.key())),
-                        Entry::Vacant(place) => {
-                            place.insert(map.next_value_seed(member)?);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(TopLevel::Object { named, rest })
-    }
-}
-
-/// A member's key: the index of one of the names, or any other key, copied.
-enum Key {
-    Named(usize),
-    Other(String),
-}
-
-/// Reads a key and matches it against the names before anything is copied: a key read
-/// straight from the text (no escapes) is compared where it lies.
-struct KeyAmong<const N: usize>([&'static str; N]);
-
-impl<'de, const N: usize> DeserializeSeed<'de> for KeyAmong<N> {
-    type Value = Key;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<const N: usize> Visitor<'_> for KeyAmong<N> {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|name| *name == key) {
-            Some(index) => Key::Named(index),
-            None => Key::Other(key.to_owned()),
-        })
-    }
-
-    fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|name| *name == key) {
-            Some(index) => Key::Named(index),
-            None => Key::Other(key),
-        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! size measure that stops counting once past a cap.
 
 use ide_mcp_protocol::json::TopLevel;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
 /// The values still to check, each with its depth: room for a message's usual nesting on
@@ -42,29 +42,46 @@ impl DecodeLimits {
     }
 
     /// Checks a document whose top level was taken apart by `names` as it was parsed
-    /// ([`ide_mcp_protocol::json::parse_strict_picking`]) exactly as [`DecodeLimits::check`] checks the whole
-    /// document: the top-level object's depth and keys, then every member.
+    /// ([`ide_mcp_protocol::json::parse_strict_picking`]) exactly as [`DecodeLimits::check`]
+    /// checks the whole document: the top-level object's depth and keys, then every member.
     pub fn check_top_level<const N: usize>(
         &self,
         top_level: &TopLevel<N>,
         names: [&str; N],
     ) -> Result<(), String> {
-        let (named, rest) = match top_level {
-            TopLevel::Other(value) => return self.check(value),
-            TopLevel::Object { named, rest } => (named, rest),
-        };
-        self.check_depth(1)?;
-        let keys = named.iter().flatten().count() + rest.len();
-        self.check_key_count(keys)?;
+        match top_level {
+            TopLevel::Other(value) => self.check(value),
+            TopLevel::Object { named, rest } => {
+                self.check_object(1, named_members(names, named, rest), std::iter::empty())
+            }
+        }
+    }
+
+    /// Checks `value` as it would be checked `depth` containers deep.
+    pub(crate) fn check_at(&self, value: &Value, depth: usize) -> Result<(), String> {
         let mut stack = Stack::new();
-        let members = names
-            .iter()
-            .zip(named)
-            .filter_map(|(name, member)| member.as_ref().map(|member| (*name, member)));
-        for (key, member) in members.chain(rest.iter().map(|(key, member)| (key.as_str(), member)))
-        {
+        stack.push((value, depth));
+        self.check_all(stack)
+    }
+
+    /// Checks an object `depth` deep that was taken apart as it was parsed: `members` (keys
+    /// and values, each value checked whole one level deeper) and `more_keys`, the keys of
+    /// members the caller took apart further (and checks itself, one level deeper).
+    pub(crate) fn check_object<'v>(
+        &self,
+        depth: usize,
+        members: impl Iterator<Item = (&'v str, &'v Value)> + Clone,
+        more_keys: impl Iterator<Item = &'v str> + Clone,
+    ) -> Result<(), String> {
+        self.check_depth(depth)?;
+        self.check_key_count(members.clone().count() + more_keys.clone().count())?;
+        for key in more_keys {
             self.check_string(key)?;
-            stack.push((member, 2));
+        }
+        let mut stack = Stack::new();
+        for (key, member) in members {
+            self.check_string(key)?;
+            stack.push((member, depth + 1));
         }
         self.check_all(stack)
     }
@@ -126,6 +143,19 @@ impl DecodeLimits {
         }
         Ok(())
     }
+}
+
+/// The members of an object taken apart: those named (the ones present), then the others.
+pub(crate) fn named_members<'v, const N: usize>(
+    names: [&'v str; N],
+    named: &'v [Option<Value>; N],
+    rest: &'v Map<String, Value>,
+) -> impl Iterator<Item = (&'v str, &'v Value)> + Clone {
+    names
+        .into_iter()
+        .zip(named)
+        .filter_map(|(name, member)| Some((name, member.as_ref()?)))
+        .chain(rest.iter().map(|(key, member)| (key.as_str(), member)))
 }
 
 /// Whether `value` as compact JSON takes at most `cap` bytes.

@@ -4,14 +4,14 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use ide_mcp_protocol::budget::decode_budget;
 use ide_mcp_protocol::frame::{encode_frame, FrameDecoder, FrameError};
-use ide_mcp_protocol::json::{self, TopLevel};
-use ide_mcp_protocol::jsonrpc::ENVELOPE_MEMBERS;
+use ide_mcp_protocol::json;
 use ide_mcp_protocol::ndjson::{LineDecoder, LineError};
 use ide_mcp_protocol::toon;
 use serde_json::Value;
 use tokio_util::codec::Decoder;
 
 use crate::limits::DecodeLimits;
+use crate::mcp::split_request::{self, SplitMessage};
 use crate::outgoing::Outgoing;
 
 /// Which wire a connection speaks.
@@ -154,27 +154,18 @@ pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Resu
     Ok(value)
 }
 
-/// [`decode_payload`] for a message about to be classified: a JSON line's top-level object
-/// is taken apart by [`ENVELOPE_MEMBERS`] as it is parsed, so no map is built for it (a
-/// frame's TOON text decodes into a value first, which is then taken apart). The same
-/// budget, limits and errors.
-pub fn decode_message(
+/// [`decode_payload`] for a message about to be classified: a JSON line is read straight
+/// into the parts the servers use (`mcp::split_request`); a frame's TOON text decodes into a
+/// value first, which is then taken apart at its top level. The same budget, limits and
+/// errors.
+pub(crate) fn decode_message(
     wire: Wire,
     payload: &[u8],
     limits: &DecodeLimits,
-) -> Result<TopLevel<{ ENVELOPE_MEMBERS.len() }>, String> {
+) -> Result<SplitMessage, String> {
     match wire {
-        Wire::Frames => {
-            let value = decode_payload(wire, payload, limits)?;
-            Ok(TopLevel::from_value(value, ENVELOPE_MEMBERS))
-        }
-        Wire::Lines => {
-            let budget = decode_budget(payload.len());
-            let top_level = json::parse_strict_picking(payload, budget, ENVELOPE_MEMBERS)
-                .map_err(|error| error.to_string())?;
-            limits.check_top_level(&top_level, ENVELOPE_MEMBERS)?;
-            Ok(top_level)
-        }
+        Wire::Frames => decode_payload(wire, payload, limits).map(SplitMessage::whole),
+        Wire::Lines => split_request::decode_line(payload, limits),
     }
 }
 

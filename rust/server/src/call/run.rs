@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use futures::FutureExt;
 use ide_mcp_protocol::jsonrpc::Id;
 use ide_mcp_protocol::toon;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
@@ -21,7 +21,7 @@ use crate::guard::{ClientIdentity, GuardRequest, JointOutcome, Verdict};
 use crate::handler::{ToolCall, ToolError};
 use crate::joint::{JointCall, RunGate};
 use crate::limits::json_within;
-use crate::mcp::{Era, RunArguments, ToolResult};
+use crate::mcp::{Era, RunArguments, ToolArguments, ToolResult};
 use crate::meta_tools::{parameters, within_budget};
 use crate::outgoing::{Outgoing, ToolReply};
 use crate::registry::{RegisteredTool, Registry, ToolLookup};
@@ -41,7 +41,7 @@ pub(crate) struct RunCall {
     /// The era of the request, which decides the fields of its result.
     pub(crate) era: Era,
     /// The `arguments` of `tools/call`: `{tool, args}`.
-    pub(crate) arguments: Map<String, Value>,
+    pub(crate) arguments: ToolArguments,
     pub(crate) progress_token: Option<Value>,
     pub(crate) client: ClientIdentity,
     pub(crate) cancellation: CancellationToken,
@@ -78,11 +78,11 @@ impl RunCall {
     }
 
     /// The result of the call: the handler's, or why it did not run.
-    async fn execute(&self, run_arguments: Map<String, Value>) -> ToolResult {
+    async fn execute(&self, run_arguments: ToolArguments) -> ToolResult {
         let RunArguments {
             tool: tool_name,
             args: arguments,
-        } = match RunArguments::parse(run_arguments) {
+        } = match RunArguments::read(run_arguments) {
             Ok(parsed) => parsed,
             Err(problem) => return ToolResult::error(problem),
         };

@@ -45,10 +45,48 @@ pub enum ClientRequest {
         /// Which meta-tool.
         tool: MetaTool,
         /// Its arguments (an empty object when none were given).
-        arguments: Map<String, Value>,
+        arguments: ToolArguments,
     },
     /// Any other method.
     Unknown(String),
+}
+
+/// The arguments of a `tools/call`: an object, or the two members `run` reads, taken out of
+/// the object as it was parsed (see `mcp::split_request`), so no map was built for them.
+#[derive(Debug, PartialEq)]
+pub enum ToolArguments {
+    /// The arguments object.
+    Object(Map<String, Value>),
+    /// `run`'s `args` and `tool` members, as given; the object's other members are ignored,
+    /// as [`RunArguments::parse`] ignores them.
+    Run {
+        /// The `args` member.
+        args: Option<Value>,
+        /// The `tool` member.
+        tool: Option<Value>,
+    },
+}
+
+impl Default for ToolArguments {
+    fn default() -> Self {
+        ToolArguments::Object(Map::new())
+    }
+}
+
+impl ToolArguments {
+    /// The arguments as an object (`run`'s two members in one, when they were taken apart).
+    pub fn into_object(self) -> Map<String, Value> {
+        match self {
+            ToolArguments::Object(object) => object,
+            ToolArguments::Run { args, tool } => {
+                let members = [("args", args), ("tool", tool)];
+                members
+                    .into_iter()
+                    .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+                    .collect()
+            }
+        }
+    }
 }
 
 /// The three meta-tools every server lists, or another name.
@@ -142,13 +180,22 @@ fn tools_call(params: Option<Value>) -> Result<ClientRequest, ErrorObject> {
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(ErrorObject::invalid_params("`arguments` must be an object")),
     };
-    let tool = match name.as_str() {
-        "domains" => MetaTool::Domains,
-        "tools" => MetaTool::Tools,
-        "run" => MetaTool::Run,
-        _ => MetaTool::Other(name),
-    };
-    Ok(ClientRequest::ToolsCall { tool, arguments })
+    Ok(ClientRequest::ToolsCall {
+        tool: MetaTool::named(name),
+        arguments: ToolArguments::Object(arguments),
+    })
+}
+
+impl MetaTool {
+    /// The meta-tool called `name`.
+    pub(crate) fn named(name: String) -> MetaTool {
+        match name.as_str() {
+            "domains" => MetaTool::Domains,
+            "tools" => MetaTool::Tools,
+            "run" => MetaTool::Run,
+            _ => MetaTool::Other(name),
+        }
+    }
 }
 
 impl ClientNotification {
@@ -169,6 +216,10 @@ impl ClientNotification {
     }
 }
 
+/// The members of `run`'s arguments that it reads, in the order [`RunArguments::parse`] takes
+/// them.
+pub const RUN_MEMBERS: [&str; 2] = ["args", "tool"];
+
 /// The arguments of `run(tool, args)`.
 #[derive(Debug, PartialEq)]
 pub struct RunArguments {
@@ -181,7 +232,23 @@ pub struct RunArguments {
 impl RunArguments {
     /// Reads `{tool, args}`; the error is the text of the tool result that says what is wrong.
     pub fn parse(arguments: Map<String, Value>) -> Result<RunArguments, &'static str> {
-        let [args, tool] = json::take_members(arguments, ["args", "tool"]);
+        let [args, tool] = json::take_members(arguments, RUN_MEMBERS);
+        Self::from_members(args, tool)
+    }
+
+    /// [`RunArguments::parse`] of arguments in either form.
+    pub fn read(arguments: ToolArguments) -> Result<RunArguments, &'static str> {
+        match arguments {
+            ToolArguments::Object(object) => Self::parse(object),
+            ToolArguments::Run { args, tool } => Self::from_members(args, tool),
+        }
+    }
+
+    /// Reads the `args` and `tool` members.
+    fn from_members(
+        args: Option<Value>,
+        tool: Option<Value>,
+    ) -> Result<RunArguments, &'static str> {
         let Some(Value::String(tool)) = tool else {
             return Err("run needs `tool`, a tool name from tools(domain), and `args`, an object");
         };
@@ -218,7 +285,7 @@ mod tests {
             panic!("not a tools/call: {:?}", parsed.request);
         };
         assert_eq!(tool, MetaTool::Run);
-        assert_eq!(Value::Object(arguments), json!({"tool": "t"}));
+        assert_eq!(Value::Object(arguments.into_object()), json!({"tool": "t"}));
     }
 
     #[test]

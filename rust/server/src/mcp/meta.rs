@@ -5,6 +5,10 @@ use serde_json::{Map, Value};
 use ide_mcp_protocol::contract::{PROTOCOL_VERSION_META_KEY, TOKEN_META_KEY};
 use ide_mcp_protocol::json;
 
+/// The members of `_meta` the servers read.
+pub(crate) const META_MEMBERS: [&str; 3] =
+    [TOKEN_META_KEY, PROTOCOL_VERSION_META_KEY, "progressToken"];
+
 /// What the servers read from a message's `_meta`, taken out of it once.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestMeta {
@@ -30,10 +34,12 @@ impl RequestMeta {
     }
 
     fn from_map(meta: Map<String, Value>) -> Self {
-        let [token, protocol_version, progress_token] = json::take_members(
-            meta,
-            [TOKEN_META_KEY, PROTOCOL_VERSION_META_KEY, "progressToken"],
-        );
+        Self::from_members(json::take_members(meta, META_MEMBERS))
+    }
+
+    /// Reads the members named by [`META_MEMBERS`], in that order.
+    pub(crate) fn from_members(members: [Option<Value>; 3]) -> Self {
+        let [token, protocol_version, progress_token] = members;
         let token = match token {
             Some(Value::String(token)) => Some(token),
             _ => None,

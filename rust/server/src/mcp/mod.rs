@@ -13,10 +13,13 @@
 pub mod messages;
 pub mod meta;
 pub mod results;
+pub(crate) mod split_request;
 pub mod versions;
 
 pub use ide_mcp_protocol::contract::{PROTOCOL_VERSION_META_KEY, REQUEST_REJECTED, TOKEN_META_KEY};
-pub use messages::{ClientNotification, ClientRequest, MetaTool, ParsedRequest, RunArguments};
+pub use messages::{
+    ClientNotification, ClientRequest, MetaTool, ParsedRequest, RunArguments, ToolArguments,
+};
 pub use meta::RequestMeta;
 pub use results::{ServerResult, ToolResult, SERVER_INFO_META_KEY, SERVER_VERSION};
 pub use versions::{

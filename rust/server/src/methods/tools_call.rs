@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::call::{self, RunCall};
-use crate::mcp::{Era, MetaTool, RequestMeta, ServerResult, ToolResult};
+use crate::mcp::{Era, MetaTool, RequestMeta, ServerResult, ToolArguments, ToolResult};
 use crate::meta_tools::{domains_text, tools_text, within_budget};
 use crate::session::{caps, Session};
 
@@ -18,7 +18,7 @@ pub(super) async fn answer(
     era: Era,
     meta: RequestMeta,
     tool: MetaTool,
-    arguments: Map<String, Value>,
+    arguments: ToolArguments,
 ) {
     let server = session.server;
     let budget = session.shared.config.output_budget_bytes;
@@ -27,7 +27,11 @@ pub(super) async fn answer(
             let text = domains_text(&session.shared.registry(), server);
             ToolResult::success(within_budget(text, budget))
         }
-        MetaTool::Tools => match arguments.get("domain").and_then(Value::as_str) {
+        MetaTool::Tools => match arguments
+            .into_object()
+            .get("domain")
+            .and_then(Value::as_str)
+        {
             None => ToolResult::error("tools needs `domain`, a domain name from domains()"),
             Some(domain) => match tools_text(&session.shared.registry(), server, domain) {
                 Ok(text) => ToolResult::success(within_budget(text, budget)),
@@ -50,7 +54,7 @@ async fn start_run(
     session: &Session,
     id: Id,
     era: Era,
-    arguments: Map<String, Value>,
+    arguments: ToolArguments,
     progress_token: Option<Value>,
 ) {
     let Some(admitted) = caps::admit_run(session, &id, era).await else {

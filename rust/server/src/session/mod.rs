@@ -16,12 +16,13 @@ pub(crate) mod in_flight;
 
 use std::sync::Arc;
 
-use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, IncomingMessage, Response};
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
-use crate::mcp::{self, ClientNotification, ClientRequest, Era, ParsedRequest, ServerResult};
+use crate::mcp::split_request::{self, Classified};
+use crate::mcp::{self, ClientNotification, Era, ParsedRequest, ServerResult};
 use crate::methods;
 use crate::outgoing::Outgoing;
 use crate::server_name::ServerName;
@@ -77,11 +78,9 @@ impl Session {
                 return;
             }
         };
-        match IncomingMessage::from_top_level(message) {
-            Ok(IncomingMessage::Request(request)) => {
-                self.handle_request(ClientRequest::parse(request)).await
-            }
-            Ok(IncomingMessage::Notification(notification)) => {
+        match split_request::classify(message) {
+            Ok(Classified::Request(parsed)) => self.handle_request(parsed).await,
+            Ok(Classified::Notification(notification)) => {
                 let (meta, notification) = ClientNotification::parse(notification);
                 if !authentication::accepts(&self.shared.tokens, &meta) {
                     self.bad_messages += 1;
@@ -94,7 +93,7 @@ impl Session {
                 methods::notify(self, notification);
             }
             // The servers send no requests, so there is nothing a response could answer.
-            Ok(IncomingMessage::Response(_)) => {}
+            Ok(Classified::Response(_)) => {}
             Err(invalid) => {
                 self.bad_messages += 1;
                 self.send(invalid.to_response()).await;

@@ -1,0 +1,529 @@
+//! A JSON line read straight into the parts the servers use: the JSON-RPC envelope's members,
+//! and for `tools/call` (named before its `params`, as every client writes it) the members of
+//! `params` and of its `_meta`, and `run`'s `tool` and `args` (when `name` is `run` and comes
+//! before `arguments`). No map is built for any of those objects, and none of their keys is
+//! copied or hashed; only `args` (the domain tool's arguments) becomes a value of its own.
+//!
+//! What comes out is what the whole parse would give: the same strict rules and errors (see
+//! `ide_mcp_protocol::json::split`), the same decode limits, and the same [`ParsedRequest`]
+//! as [`ClientRequest::parse`] of the parsed value. Any other shape is read whole and parsed
+//! as before.
+
+use ide_mcp_protocol::budget::decode_budget;
+use ide_mcp_protocol::json::split::{Named, NamedMembers, ObjectReader, Split, SplitRoot};
+use ide_mcp_protocol::json::{self, StrictValue, TopLevel};
+use ide_mcp_protocol::jsonrpc::{
+    ErrorObject, Id, IncomingMessage, InvalidMessage, Notification, Response, ENVELOPE_MEMBERS,
+};
+use serde::de::MapAccess;
+use serde_json::{Map, Value};
+
+use crate::limits::{named_members, DecodeLimits};
+use crate::mcp::messages::{ClientRequest, MetaTool, ParsedRequest, ToolArguments, RUN_MEMBERS};
+use crate::mcp::meta::{RequestMeta, META_MEMBERS};
+
+/// The members of `tools/call`'s `params` that are taken apart.
+const PARAMS_MEMBERS: [&str; 3] = ["_meta", "name", "arguments"];
+
+/// The slots of [`ENVELOPE_MEMBERS`] this module looks at.
+const METHOD: usize = 2;
+const PARAMS: usize = 3;
+
+/// A message read from a JSON line (or decoded from a frame, whole).
+#[derive(Debug, PartialEq)]
+pub(crate) struct SplitMessage {
+    /// The envelope; when `tools_call` holds the params, their slot holds an empty object.
+    pub(crate) top_level: TopLevel<{ ENVELOPE_MEMBERS.len() }>,
+    /// The params of a `tools/call` that were taken apart.
+    pub(crate) tools_call: Option<ToolsCallParams>,
+}
+
+/// `tools/call`'s params, taken apart.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ToolsCallParams {
+    /// `_meta`: its three members the servers read and the others, or a value that is no
+    /// object.
+    meta: Option<Split<Members<3>>>,
+    name: Option<Value>,
+    /// `arguments`: `run`'s two members and the others, or the value read whole (an object
+    /// too, when it was not `run`'s).
+    arguments: Option<Split<Members<2>>>,
+    rest: Map<String, Value>,
+}
+
+/// Named members in slots, and the others.
+type Members<const N: usize> = NamedMembers<N>;
+
+impl SplitMessage {
+    /// A message decoded whole (a frame's TOON), taken apart at its top level only.
+    pub(crate) fn whole(value: Value) -> SplitMessage {
+        SplitMessage {
+            top_level: TopLevel::from_value(value, ENVELOPE_MEMBERS),
+            tools_call: None,
+        }
+    }
+}
+
+/// Parses one JSON line within the decode budget and `limits`; the error is the reason a
+/// `Parse error` reply gives.
+pub(crate) fn decode_line(payload: &[u8], limits: &DecodeLimits) -> Result<SplitMessage, String> {
+    let budget = decode_budget(payload.len());
+    let split = json::parse_strict_with(payload, budget, SplitRoot(Envelope))
+        .map_err(|error| error.to_string())?;
+    let message = match split {
+        Split::Object((mut named, rest, Some(params))) => {
+            check_tools_call(limits, &named, &rest, &params)?;
+            // The classification sees params that are an object, as they are.
+            named[PARAMS] = Some(Value::Object(Map::new()));
+            SplitMessage {
+                top_level: TopLevel::Object { named, rest },
+                tools_call: Some(params),
+            }
+        }
+        Split::Object((named, rest, None)) => {
+            let top_level = TopLevel::Object { named, rest };
+            limits.check_top_level(&top_level, ENVELOPE_MEMBERS)?;
+            SplitMessage {
+                top_level,
+                tools_call: None,
+            }
+        }
+        Split::Other(value) => {
+            limits.check(&value)?;
+            SplitMessage::whole(value)
+        }
+    };
+    Ok(message)
+}
+
+/// [`DecodeLimits::check`] of a `tools/call` message as if it were one value (`named` has no
+/// params: they are in `params`).
+fn check_tools_call(
+    limits: &DecodeLimits,
+    named: &[Option<Value>; ENVELOPE_MEMBERS.len()],
+    rest: &Map<String, Value>,
+    params: &ToolsCallParams,
+) -> Result<(), String> {
+    let envelope = named_members(ENVELOPE_MEMBERS, named, rest);
+    limits.check_object(1, envelope, ["params"].into_iter())?;
+    let name = params.name.as_ref().map(|name| ("name", name));
+    let members = name.into_iter().chain(
+        params
+            .rest
+            .iter()
+            .map(|(key, member)| (key.as_str(), member)),
+    );
+    let meta = params.meta.as_ref().map(|_| "_meta");
+    let arguments = params.arguments.as_ref().map(|_| "arguments");
+    limits.check_object(2, members, meta.into_iter().chain(arguments))?;
+    if let Some(meta) = &params.meta {
+        check_split(limits, 3, META_MEMBERS, meta)?;
+    }
+    if let Some(arguments) = &params.arguments {
+        check_split(limits, 3, RUN_MEMBERS, arguments)?;
+    }
+    Ok(())
+}
+
+fn check_split<const N: usize>(
+    limits: &DecodeLimits,
+    depth: usize,
+    names: [&str; N],
+    split: &Split<Members<N>>,
+) -> Result<(), String> {
+    match split {
+        Split::Object((named, rest)) => {
+            limits.check_object(depth, named_members(names, named, rest), [].into_iter())
+        }
+        Split::Other(value) => limits.check_at(value, depth),
+    }
+}
+
+/// What a message is, once classified: [`IncomingMessage::from_top_level`], with a
+/// `tools/call` request parsed from its parts.
+///
+/// Made once per message and taken apart at once, so the request is not boxed: a box would
+/// be an allocation per message to save a move.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Classified {
+    Request(ParsedRequest),
+    Notification(Notification),
+    /// An answer, which the servers (sending no requests) ignore.
+    Response(#[allow(dead_code)] Response),
+}
+
+/// Classifies a message read by [`decode_line`] (or decoded whole) as the whole value would be
+/// classified, and parses a request's method and params.
+pub(crate) fn classify(message: SplitMessage) -> Result<Classified, InvalidMessage> {
+    let SplitMessage {
+        top_level,
+        tools_call,
+    } = message;
+    Ok(match IncomingMessage::from_top_level(top_level)? {
+        IncomingMessage::Request(request) => Classified::Request(match tools_call {
+            Some(params) => params.into_request(request.id),
+            None => ClientRequest::parse(request),
+        }),
+        IncomingMessage::Notification(mut notification) => {
+            if let Some(params) = tools_call {
+                notification.params = Some(params.into_value());
+            }
+            Classified::Notification(notification)
+        }
+        IncomingMessage::Response(response) => Classified::Response(response),
+    })
+}
+
+impl ToolsCallParams {
+    /// The request [`ClientRequest::parse`] makes of a `tools/call` with these params.
+    pub(crate) fn into_request(self, id: Id) -> ParsedRequest {
+        let meta = match self.meta {
+            Some(Split::Object((members, _))) => RequestMeta::from_members(members),
+            _ => RequestMeta::default(),
+        };
+        let request = tools_call(self.name, self.arguments);
+        ParsedRequest { id, meta, request }
+    }
+
+    /// The params as one value (for a `tools/call` sent as a notification, which only its
+    /// `_meta` is read from).
+    pub(crate) fn into_value(self) -> Value {
+        fn object<const N: usize>(names: [&str; N], (named, rest): Members<N>) -> Value {
+            let mut object = rest;
+            for (name, member) in names.into_iter().zip(named) {
+                if let Some(member) = member {
+                    object.insert(name.to_owned(), member);
+                }
+            }
+            Value::Object(object)
+        }
+        fn whole<const N: usize>(names: [&str; N], split: Split<Members<N>>) -> Value {
+            match split {
+                Split::Object(members) => object(names, members),
+                Split::Other(value) => value,
+            }
+        }
+        let mut params = self.rest;
+        if let Some(meta) = self.meta {
+            params.insert("_meta".to_owned(), whole(META_MEMBERS, meta));
+        }
+        if let Some(name) = self.name {
+            params.insert("name".to_owned(), name);
+        }
+        if let Some(arguments) = self.arguments {
+            params.insert("arguments".to_owned(), whole(RUN_MEMBERS, arguments));
+        }
+        Value::Object(params)
+    }
+}
+
+/// `tools/call`'s `name` and `arguments` read as `ClientRequest::parse` reads them.
+fn tools_call(
+    name: Option<Value>,
+    arguments: Option<Split<Members<2>>>,
+) -> Result<ClientRequest, ErrorObject> {
+    let Some(Value::String(name)) = name else {
+        return Err(ErrorObject::invalid_params(
+            "tools/call needs `name`, a string",
+        ));
+    };
+    let arguments = match arguments {
+        None | Some(Split::Other(Value::Null)) => ToolArguments::Object(Map::new()),
+        Some(Split::Other(Value::Object(arguments))) => ToolArguments::Object(arguments),
+        Some(Split::Object(([args, tool], _))) => ToolArguments::Run { args, tool },
+        Some(Split::Other(_)) => {
+            return Err(ErrorObject::invalid_params("`arguments` must be an object"))
+        }
+    };
+    Ok(ClientRequest::ToolsCall {
+        tool: MetaTool::named(name),
+        arguments,
+    })
+}
+
+/// The top-level object: the envelope's members, and `tools/call`'s params taken apart.
+struct Envelope;
+
+impl ObjectReader for Envelope {
+    type Parts = (
+        [Option<Value>; ENVELOPE_MEMBERS.len()],
+        Map<String, Value>,
+        Option<ToolsCallParams>,
+    );
+
+    fn read_object<'de, A: MapAccess<'de>>(
+        self,
+        object: StrictValue<'_>,
+        mut map: A,
+    ) -> Result<Self::Parts, A::Error> {
+        let mut named = [const { None }; ENVELOPE_MEMBERS.len()];
+        let mut tools_call = None;
+        let rest = object.read_members(&mut map, ENVELOPE_MEMBERS, |index, member, map| {
+            let is_tools_call =
+                matches!(&named[METHOD], Some(Value::String(method)) if method == "tools/call");
+            if index == PARAMS && is_tools_call {
+                match map.next_value_seed(member.split(Params))? {
+                    Split::Object(params) => tools_call = Some(params),
+                    Split::Other(value) => named[PARAMS] = Some(value),
+                }
+            } else {
+                named[index] = Some(map.next_value_seed(member)?);
+            }
+            Ok(())
+        })?;
+        Ok((named, rest, tools_call))
+    }
+}
+
+/// `tools/call`'s params.
+struct Params;
+
+impl ObjectReader for Params {
+    type Parts = ToolsCallParams;
+
+    fn read_object<'de, A: MapAccess<'de>>(
+        self,
+        object: StrictValue<'_>,
+        mut map: A,
+    ) -> Result<ToolsCallParams, A::Error> {
+        let (mut meta, mut name, mut arguments) = (None, None, None);
+        let rest = object.read_members(&mut map, PARAMS_MEMBERS, |index, member, map| {
+            match index {
+                0 => meta = Some(map.next_value_seed(member.split(Named(META_MEMBERS)))?),
+                1 => name = Some(map.next_value_seed(member)?),
+                _ => {
+                    let is_run = matches!(&name, Some(Value::String(name)) if name == "run");
+                    arguments = Some(if is_run {
+                        map.next_value_seed(member.split(Named(RUN_MEMBERS)))?
+                    } else {
+                        Split::Other(map.next_value_seed(member)?)
+                    });
+                }
+            }
+            Ok(())
+        })?;
+        Ok(ToolsCallParams {
+            meta,
+            name,
+            arguments,
+            rest,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::{ClientNotification, RunArguments};
+    use crate::wire::{decode_payload, Wire};
+    use proptest::prelude::*;
+
+    /// A classified message in terms both paths share: `run`'s arguments read as the call
+    /// reads them, everything else as it came.
+    fn outcome(classified: Result<Classified, InvalidMessage>) -> String {
+        match classified {
+            Err(invalid) => format!("invalid {invalid:?}"),
+            Ok(Classified::Request(ParsedRequest { id, meta, request })) => {
+                let request = request.map(|request| match request {
+                    ClientRequest::ToolsCall {
+                        tool: MetaTool::Run,
+                        arguments,
+                    } => format!("run {:?}", RunArguments::read(arguments)),
+                    ClientRequest::ToolsCall { tool, arguments } => {
+                        format!("{tool:?} {:?}", arguments.into_object())
+                    }
+                    other => format!("{other:?}"),
+                });
+                format!("request {id:?} {meta:?} {request:?}")
+            }
+            Ok(Classified::Notification(notification)) => {
+                format!("notification {:?}", ClientNotification::parse(notification))
+            }
+            Ok(Classified::Response(response)) => format!("response {response:?}"),
+        }
+    }
+
+    /// The line parsed whole, classified and parsed as before this module.
+    fn whole(line: &str, limits: &DecodeLimits) -> Result<String, String> {
+        let value = decode_payload(Wire::Lines, line.as_bytes(), limits)?;
+        Ok(outcome(classify(SplitMessage::whole(value))))
+    }
+
+    fn split(line: &str, limits: &DecodeLimits) -> Result<String, String> {
+        Ok(outcome(classify(decode_line(line.as_bytes(), limits)?)))
+    }
+
+    const TOKEN: &str = "dev.lain.claudejb/token";
+
+    fn lines() -> Vec<String> {
+        let meta = format!(r#"{{"{TOKEN}":"t0k3n","progressToken":7,"x":[1]}}"#);
+        let mut lines = vec![
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"run","arguments":{{"tool":"echo","args":{{"value":"v"}}}},"_meta":{meta}}}}}"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{{"_meta":{meta},"name":"run","arguments":{{"args":{{}},"tool":"t","more":{{"a":1}}}},"extra":true}}}}"#
+            ),
+            // `params` before `method`, `arguments` before `name`: read whole.
+            r#"{"jsonrpc":"2.0","params":{"name":"run","arguments":{"tool":"t"}},"id":1,"method":"tools/call"}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"tool":"t"},"name":"run"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tools","arguments":{"domain":"d"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"domains"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"other","arguments":null}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"arguments":{}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":3}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":[1]}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"tool":5,"args":[]}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","_meta":null}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","_meta":{"progressToken":{"no":1}}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"p"}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#.to_owned(),
+            // Repeats at every level, some spelt with an escape.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","name":"run"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","n\u0061me":"x"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{},"_meta":{}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"tool":"a","tool":"b"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"x":1,"x":2}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"q":1,"q":2}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1,"progressToken":2}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run"},"params":{}}"#.to_owned(),
+            // Not requests, or not valid ones.
+            format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"run","_meta":{meta}}}}}"#),
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"run"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"run"}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":"p"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_owned(),
+            r#"[{"jsonrpc":"2.0"}]"#.to_owned(),
+            r#""tools/call""#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"#.to_owned(),
+        ];
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        lines.push(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"run","arguments":{{"args":{deep}}}}}}}"#
+        ));
+        lines
+    }
+
+    #[test]
+    fn a_line_read_in_parts_is_what_the_whole_line_is() {
+        for line in lines() {
+            let limits = DecodeLimits::default();
+            assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_decode_limits_see_every_part() {
+        // Each line breaks one limit, in a part this module takes apart.
+        let tight = DecodeLimits {
+            max_string_bytes: 12,
+            max_array_len: 2,
+            max_object_keys: 4,
+            max_depth: 5,
+        };
+        let cases = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"args":{"v":"thirteen byte"}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"args":{"a":[[[1]]]}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"args":[1,2,3]}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","a":1,"b":2,"c":3,"d":4}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"tool":1,"args":2,"c":3,"d":4,"e":5}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1,"b":2,"c":3,"d":4,"e":5}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"thirteen byte":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"thirteen byte":1}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","x":1,"params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thirteen byte"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run","arguments":{"tool":"thirteen byte"}}}"#,
+        ];
+        for line in cases {
+            let expected = whole(line, &tight);
+            assert!(expected.is_err(), "{line} breaks a limit");
+            assert_eq!(split(line, &tight), expected, "{line}");
+        }
+        // Names that themselves break the key limit.
+        let short = DecodeLimits {
+            max_string_bytes: 4,
+            ..DecodeLimits::default()
+        };
+        let line = r#"{"id":1,"method":"tools/call","params":{"name":"run"}}"#;
+        assert!(split(line, &short).is_err());
+        assert_eq!(split(line, &short).is_err(), whole(line, &short).is_err());
+    }
+
+    /// A `tools/call` line with members drawn from what this module takes apart, from others,
+    /// in any order and possibly repeated.
+    fn any_line() -> impl Strategy<Value = String> {
+        let value = prop::sample::select(vec![
+            r#""run""#,
+            r#""echo""#,
+            "1",
+            "null",
+            "[1,[2]]",
+            r#"{"a":1}"#,
+            r#"{"tool":"t","args":{}}"#,
+        ]);
+        let run_member = (
+            prop::sample::select(vec!["tool", "args", "x", "t\\u006fol"]),
+            value.clone(),
+        )
+            .prop_map(|(key, value)| format!(r#""{key}":{value}"#));
+        let arguments = prop::collection::vec(run_member, 0..4)
+            .prop_map(|members| format!("{{{}}}", members.join(",")));
+        let meta_member = (
+            prop::sample::select(vec![
+                TOKEN,
+                "progressToken",
+                "protocolVersion",
+                "io.modelcontextprotocol/protocolVersion",
+                "y",
+            ]),
+            value.clone(),
+        )
+            .prop_map(|(key, value)| format!(r#""{key}":{value}"#));
+        let meta = prop::collection::vec(meta_member, 0..4)
+            .prop_map(|members| format!("{{{}}}", members.join(",")));
+        let params_member = prop_oneof![
+            value.clone().prop_map(|value| format!(r#""name":{value}"#)),
+            arguments.prop_map(|arguments| format!(r#""arguments":{arguments}"#)),
+            value
+                .clone()
+                .prop_map(|value| format!(r#""arguments":{value}"#)),
+            meta.prop_map(|meta| format!(r#""_meta":{meta}"#)),
+            value
+                .clone()
+                .prop_map(|value| format!(r#""_meta":{value}"#)),
+            value.clone().prop_map(|value| format!(r#""z":{value}"#)),
+        ];
+        let params = prop::collection::vec(params_member, 0..5)
+            .prop_map(|members| format!("{{{}}}", members.join(",")));
+        let envelope_member = prop_oneof![
+            Just(r#""jsonrpc":"2.0""#.to_owned()),
+            prop::sample::select(vec!["1", r#""id""#, "null"])
+                .prop_map(|id| format!(r#""id":{id}"#)),
+            prop::sample::select(vec![r#""tools/call""#, r#""ping""#, "3"])
+                .prop_map(|method| format!(r#""method":{method}"#)),
+            params.prop_map(|params| format!(r#""params":{params}"#)),
+            value.prop_map(|value| format!(r#""other":{value}"#)),
+        ];
+        prop::collection::vec(envelope_member, 0..6)
+            .prop_map(|members| format!("{{{}}}", members.join(",")))
+    }
+
+    proptest! {
+        #[test]
+        fn any_tools_call_line_reads_in_parts_as_it_reads_whole(line in any_line()) {
+            let limits = DecodeLimits::default();
+            prop_assert_eq!(split(&line, &limits), whole(&line, &limits), "{}", line);
+            let tight = DecodeLimits {
+                max_string_bytes: 8,
+                max_array_len: 1,
+                max_object_keys: 3,
+                max_depth: 4,
+            };
+            // With several limits broken, which one is named may differ; whether one is may not.
+            prop_assert_eq!(split(&line, &tight).is_err(), whole(&line, &tight).is_err(), "{}", line);
+        }
+    }
+}
