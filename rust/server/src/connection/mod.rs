@@ -153,7 +153,7 @@ pub(crate) async fn serve(
         }
         if buffer.is_empty() {
             // An idle connection keeps no read buffer at all.
-            spare_buffer::give_back(std::mem::take(&mut buffer));
+            spare_buffer::give_back(spare_buffer::Use::Read, std::mem::take(&mut buffer));
             timing.message_started = None;
         } else if timing.message_started.is_none() {
             timing.message_started = Some(Instant::now());
@@ -194,7 +194,7 @@ pub(crate) async fn serve(
                 }
                 if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
                     if buffer.is_empty() {
-                        buffer = spare_buffer::take();
+                        buffer = spare_buffer::take(spare_buffer::Use::Read);
                     }
                     buffer.reserve(READ_CHUNK_BYTES);
                 }

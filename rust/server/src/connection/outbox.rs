@@ -8,7 +8,6 @@
 //! another task. Replies of calls that run in tasks of their own arrive on the bounded queue,
 //! which wakes the connection task like a readable socket does.
 
-use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crate::platform::StreamWriteHalf;
@@ -17,36 +16,12 @@ use ide_mcp_protocol::jsonrpc::{ErrorObject, Response};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
+use super::spare_buffer::{self, Use};
 use crate::outgoing::Outgoing;
 use crate::wire::{encode_message, encode_outgoing, Wire};
 
 /// How many bytes of encoded messages one batch gathers at most.
 const COALESCE_BYTES: usize = 64 * 1024;
-
-/// The largest write buffer a worker thread keeps for the next batch; a bigger one (a large
-/// reply) is freed once written.
-const KEPT_BATCH_BYTES: usize = 16 * 1024;
-
-thread_local! {
-    /// This thread's write buffer, lent to an outbox for one batch and given back once the
-    /// socket took it all: an idle connection holds no buffer, and a reply written at once (as
-    /// nearly every one is) costs no allocation. A batch the socket did not take whole keeps
-    /// its buffer until it is written.
-    static SPARE_BATCH: Cell<BytesMut> = Cell::new(BytesMut::new());
-}
-
-/// A buffer for a new batch: this thread's spare one, or an empty one.
-fn lend_batch() -> BytesMut {
-    SPARE_BATCH.try_with(Cell::take).unwrap_or_default()
-}
-
-/// Keeps a written batch's buffer for the next batch on this thread, unless it grew large.
-fn give_back(mut batch: BytesMut) {
-    if batch.capacity() <= KEPT_BATCH_BYTES {
-        batch.clear();
-        let _ = SPARE_BATCH.try_with(|spare| spare.set(batch));
-    }
-}
 
 /// Why the writing side ended the connection.
 pub(super) type WriteFailure = String;
@@ -183,7 +158,9 @@ impl Outbox {
 
     fn encode_with(&mut self, wire: Wire, message: &Outgoing, scratch: &mut String) {
         if self.batch.capacity() == 0 {
-            self.batch = lend_batch();
+            // This thread's spare buffer: a reply written at once (as nearly every one is)
+            // costs no allocation, and an idle connection still holds none.
+            self.batch = spare_buffer::take(Use::Write);
         }
         let max = self.max_message_bytes;
         if let Err(error) = encode_outgoing(wire, message, max, &mut self.batch, scratch) {
@@ -221,7 +198,7 @@ impl Outbox {
             }
         }
         // An idle connection keeps no write buffer.
-        give_back(std::mem::take(&mut self.batch));
+        spare_buffer::give_back(Use::Write, std::mem::take(&mut self.batch));
         self.stalled_since = None;
         Ok(())
     }

@@ -1,11 +1,13 @@
-//! Read buffers kept per thread between messages, so that an idle connection holds none and
-//! a busy one does not get a new one for every message.
+//! Read and write buffers kept per thread between messages, so that an idle connection holds
+//! none and a busy one does not get new ones for every message.
 //!
-//! A connection whose buffer is empty after a read (every message in it was whole) gives the
-//! buffer back here, and its next read takes one from here. One buffer is kept per thread:
-//! a thread serves one connection at a time, and the kept buffer is the size of one read, a
-//! block the allocator would otherwise hand out and take back for every call (a block that
-//! size takes its slow path, which first merges every small block freed since).
+//! A connection whose read buffer is empty after a read (every message in it was whole) gives
+//! the buffer back here, and its next read takes one from here; the outbox takes a write
+//! buffer for a batch and gives it back once the socket took the batch whole. One buffer of
+//! each kind is kept per thread: a thread serves one connection at a time, and a kept read
+//! buffer is the size of one read, a block the allocator would otherwise hand out and take
+//! back for every call (a block that size takes its slow path, which first merges every small
+//! block freed since).
 
 use std::cell::Cell;
 
@@ -14,27 +16,38 @@ use bytes::BytesMut;
 /// A buffer that grew past this for a large message is freed rather than kept.
 const KEPT_CAPACITY: usize = 64 * 1024;
 
+/// What a buffer is for; a thread keeps one of each.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Use {
+    /// The bytes read from a socket, cut into payloads.
+    Read,
+    /// A batch of encoded messages for a socket.
+    Write,
+}
+
 thread_local! {
-    static SPARE: Cell<BytesMut> = Cell::new(BytesMut::new());
+    static SPARE: [Cell<BytesMut>; 2] = [Cell::new(BytesMut::new()), Cell::new(BytesMut::new())];
 }
 
-/// A buffer to read into: this thread's spare one, or a new empty one.
-pub(super) fn take() -> BytesMut {
-    SPARE.try_with(Cell::take).unwrap_or_default()
+/// A buffer for `what`: this thread's spare one, or a new empty one.
+pub(super) fn take(what: Use) -> BytesMut {
+    SPARE
+        .try_with(|spare| spare[what as usize].take())
+        .unwrap_or_default()
 }
 
-/// Keeps `buffer` (empty) for the next read on this thread.
+/// Keeps `buffer` (emptied) for the next `take(what)` on this thread.
 ///
 /// Its storage may still be shared with a payload cut from it; once that payload is gone the
 /// next `reserve` reuses the storage, and until then it allocates as a new buffer would.
-pub(super) fn give_back(mut buffer: BytesMut) {
+pub(super) fn give_back(what: Use, mut buffer: BytesMut) {
     buffer.clear();
     // A connection that had no buffer (its loop went round for a write or a timer) has none
     // to give, and must not push out the one kept here.
     if buffer.capacity() == 0 || buffer.capacity() > KEPT_CAPACITY {
         return;
     }
-    let _ = SPARE.try_with(|spare| spare.set(buffer));
+    let _ = SPARE.try_with(|spare| spare[what as usize].set(buffer));
 }
 
 #[cfg(test)]
@@ -43,14 +56,14 @@ mod tests {
 
     #[test]
     fn a_buffer_given_back_is_the_next_one_taken_and_its_storage_is_reused() {
-        let mut buffer = take();
+        let mut buffer = take(Use::Read);
         buffer.reserve(8 * 1024);
         buffer.extend_from_slice(b"{\"id\":1}\n");
         let storage = buffer.as_ptr();
         let payload = buffer.split_to(9).freeze();
         drop(payload);
-        give_back(buffer);
-        let mut again = take();
+        give_back(Use::Read, buffer);
+        let mut again = take(Use::Read);
         assert!(again.is_empty());
         again.reserve(8 * 1024);
         assert_eq!(
@@ -58,17 +71,23 @@ mod tests {
             storage,
             "the read buffer's storage is reused"
         );
-        assert!(take().capacity() == 0, "only one buffer is kept");
+        assert!(take(Use::Read).capacity() == 0, "only one buffer is kept");
         // Giving back no buffer at all keeps the one kept.
         let mut kept = BytesMut::with_capacity(64);
         kept.extend_from_slice(b"x");
-        give_back(kept);
-        give_back(BytesMut::new());
-        assert_eq!(take().capacity(), 64);
+        give_back(Use::Read, kept);
+        give_back(Use::Read, BytesMut::new());
+        assert_eq!(take(Use::Read).capacity(), 64);
+        // The write buffer is kept apart from the read buffer.
+        let mut batch = BytesMut::with_capacity(128);
+        batch.extend_from_slice(b"reply");
+        give_back(Use::Write, batch);
+        assert_eq!(take(Use::Read).capacity(), 0);
+        assert_eq!(take(Use::Write).capacity(), 128);
         // A buffer grown for a large message is not kept.
         let mut large = BytesMut::with_capacity(KEPT_CAPACITY + 1);
         large.extend_from_slice(b"x");
-        give_back(large);
-        assert_eq!(take().capacity(), 0);
+        give_back(Use::Read, large);
+        assert_eq!(take(Use::Read).capacity(), 0);
     }
 }

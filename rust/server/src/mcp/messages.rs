@@ -58,13 +58,19 @@ pub enum ToolArguments {
     /// The arguments object.
     Object(Map<String, Value>),
     /// `run`'s `args` and `tool` members, as given; the object's other members are ignored,
-    /// as [`RunArguments::parse`] ignores them.
-    Run {
-        /// The `args` member.
-        args: Option<Value>,
-        /// The `tool` member.
-        tool: Option<Value>,
-    },
+    /// as [`RunArguments::parse`] ignores them. Boxed: two values are twice a map's size, and
+    /// this travels inside every future of the call path, which an idle connection's task
+    /// holds room for.
+    Run(Box<RunMembers>),
+}
+
+/// The two members of `run`'s arguments that it reads.
+#[derive(Debug, PartialEq)]
+pub struct RunMembers {
+    /// The `args` member.
+    pub args: Option<Value>,
+    /// The `tool` member.
+    pub tool: Option<Value>,
 }
 
 impl Default for ToolArguments {
@@ -78,7 +84,8 @@ impl ToolArguments {
     pub fn into_object(self) -> Map<String, Value> {
         match self {
             ToolArguments::Object(object) => object,
-            ToolArguments::Run { args, tool } => {
+            ToolArguments::Run(members) => {
+                let RunMembers { args, tool } = *members;
                 let members = [("args", args), ("tool", tool)];
                 members
                     .into_iter()
@@ -240,7 +247,7 @@ impl RunArguments {
     pub fn read(arguments: ToolArguments) -> Result<RunArguments, &'static str> {
         match arguments {
             ToolArguments::Object(object) => Self::parse(object),
-            ToolArguments::Run { args, tool } => Self::from_members(args, tool),
+            ToolArguments::Run(members) => Self::from_members(members.args, members.tool),
         }
     }
 

@@ -18,7 +18,8 @@ pub mod versions;
 
 pub use ide_mcp_protocol::contract::{PROTOCOL_VERSION_META_KEY, REQUEST_REJECTED, TOKEN_META_KEY};
 pub use messages::{
-    ClientNotification, ClientRequest, MetaTool, ParsedRequest, RunArguments, ToolArguments,
+    ClientNotification, ClientRequest, MetaTool, ParsedRequest, RunArguments, RunMembers,
+    ToolArguments,
 };
 pub use meta::RequestMeta;
 pub use results::{ServerResult, ToolResult, SERVER_INFO_META_KEY, SERVER_VERSION};

@@ -19,7 +19,9 @@ use serde::de::MapAccess;
 use serde_json::{Map, Value};
 
 use crate::limits::{named_members, DecodeLimits};
-use crate::mcp::messages::{ClientRequest, MetaTool, ParsedRequest, ToolArguments, RUN_MEMBERS};
+use crate::mcp::messages::{
+    ClientRequest, MetaTool, ParsedRequest, RunMembers, ToolArguments, RUN_MEMBERS,
+};
 use crate::mcp::meta::{RequestMeta, META_MEMBERS};
 
 /// The members of `tools/call`'s `params` that are taken apart.
@@ -231,7 +233,9 @@ fn tools_call(
     let arguments = match arguments {
         None | Some(Split::Other(Value::Null)) => ToolArguments::Object(Map::new()),
         Some(Split::Other(Value::Object(arguments))) => ToolArguments::Object(arguments),
-        Some(Split::Object(([args, tool], _))) => ToolArguments::Run { args, tool },
+        Some(Split::Object(([args, tool], _))) => {
+            ToolArguments::Run(Box::new(RunMembers { args, tool }))
+        }
         Some(Split::Other(_)) => {
             return Err(ErrorObject::invalid_params("`arguments` must be an object"))
         }

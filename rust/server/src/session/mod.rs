@@ -16,7 +16,7 @@ pub(crate) mod in_flight;
 
 use std::sync::Arc;
 
-use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Notification, Response};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -60,44 +60,71 @@ pub(crate) struct Session {
     pub(crate) others_waiting: bool,
 }
 
+/// What a payload turned out to be.
+#[allow(clippy::large_enum_variant)] // made once per payload and taken apart at once
+enum Read {
+    Request(ParsedRequest),
+    Notification(Notification),
+    /// Undecodable or invalid: the error reply.
+    Refused(Response),
+    /// An answer, which the servers (sending no requests) ignore.
+    Nothing,
+}
+
 impl Session {
     /// Handles one payload: whatever it holds, it is answered (or, for a notification,
     /// acted on or dropped), and the session goes on.
     pub(crate) async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
+        // Read to the end before anything waits: the parts of a message read in parts are
+        // large, and whatever lives across an await is kept in the connection task's future,
+        // which every connection holds, idle or not.
+        let parsed = match self.read_payload(wire, payload) {
+            Read::Request(parsed) => parsed,
+            Read::Notification(notification) => {
+                return self.handle_notification(notification).await
+            }
+            Read::Refused(reply) => {
+                self.bad_messages += 1;
+                return self.send(reply).await;
+            }
+            Read::Nothing => return,
+        };
+        self.handle_request(parsed).await
+    }
+
+    async fn handle_notification(&mut self, notification: Notification) {
+        let (meta, notification) = ClientNotification::parse(notification);
+        if !authentication::accepts(&self.shared.tokens, &meta) {
+            self.bad_messages += 1;
+            // A failed notification is dropped: there is no id to answer.
+            return;
+        }
+        if !self.take_authenticated_place().await {
+            return;
+        }
+        methods::notify(self, notification);
+    }
+
+    /// Decodes and classifies one payload.
+    fn read_payload(&self, wire: Wire, payload: &[u8]) -> Read {
         let message = match decode_message(wire, payload, &self.shared.config.decode_limits) {
             Ok(message) => message,
             Err(reason) => {
-                self.bad_messages += 1;
                 tracing::debug!(server = %self.server, %reason, "undecodable payload");
                 // The reason describes the client's own bytes (where they broke, or that they
                 // would decode past the budget), so saying it costs nothing and helps the client.
                 let reason: String = reason.chars().take(MAX_PARSE_ERROR_REASON_CHARS).collect();
                 let error =
                     ErrorObject::parse_error().with_data(serde_json::json!({ "reason": reason }));
-                self.send(Response::error(None, error)).await;
-                return;
+                return Read::Refused(Response::error(None, error));
             }
         };
         match split_request::classify(message) {
-            Ok(Classified::Request(parsed)) => self.handle_request(parsed).await,
-            Ok(Classified::Notification(notification)) => {
-                let (meta, notification) = ClientNotification::parse(notification);
-                if !authentication::accepts(&self.shared.tokens, &meta) {
-                    self.bad_messages += 1;
-                    // A failed notification is dropped: there is no id to answer.
-                    return;
-                }
-                if !self.take_authenticated_place().await {
-                    return;
-                }
-                methods::notify(self, notification);
-            }
+            Ok(Classified::Request(parsed)) => Read::Request(parsed),
+            Ok(Classified::Notification(notification)) => Read::Notification(notification),
             // The servers send no requests, so there is nothing a response could answer.
-            Ok(Classified::Response(_)) => {}
-            Err(invalid) => {
-                self.bad_messages += 1;
-                self.send(invalid.to_response()).await;
-            }
+            Ok(Classified::Response(_)) => Read::Nothing,
+            Err(invalid) => Read::Refused(invalid.to_response()),
         }
     }
 
