@@ -30,6 +30,10 @@ const PARAMS_MEMBERS: [&str; 3] = ["_meta", "name", "arguments"];
 /// The slots of [`ENVELOPE_MEMBERS`] this module looks at.
 const METHOD: usize = 2;
 const PARAMS: usize = 3;
+const _: () = assert!(
+    matches!(ENVELOPE_MEMBERS[METHOD].as_bytes(), b"method")
+        && matches!(ENVELOPE_MEMBERS[PARAMS].as_bytes(), b"params")
+);
 
 /// A message read from a JSON line (or decoded from a frame, whole).
 #[derive(Debug, PartialEq)]
@@ -45,16 +49,13 @@ pub(crate) struct SplitMessage {
 pub(crate) struct ToolsCallParams {
     /// `_meta`: its three members the servers read and the others, or a value that is no
     /// object.
-    meta: Option<Split<Members<3>>>,
+    meta: Option<Split<NamedMembers<3>>>,
     name: Option<Value>,
     /// `arguments`: `run`'s two members and the others, or the value read whole (an object
     /// too, when it was not `run`'s).
-    arguments: Option<Split<Members<2>>>,
+    arguments: Option<Split<NamedMembers<2>>>,
     rest: Map<String, Value>,
 }
-
-/// Named members in slots, and the others.
-type Members<const N: usize> = NamedMembers<N>;
 
 impl SplitMessage {
     /// A message decoded whole (a frame's TOON), taken apart at its top level only.
@@ -131,7 +132,7 @@ fn check_split<const N: usize>(
     limits: &DecodeLimits,
     depth: usize,
     names: [&str; N],
-    split: &Split<Members<N>>,
+    split: &Split<NamedMembers<N>>,
 ) -> Result<(), String> {
     match split {
         Split::Object((named, rest)) => {
@@ -191,7 +192,7 @@ impl ToolsCallParams {
     /// The params as one value (for a `tools/call` sent as a notification, which only its
     /// `_meta` is read from).
     pub(crate) fn into_value(self) -> Value {
-        fn object<const N: usize>(names: [&str; N], (named, rest): Members<N>) -> Value {
+        fn object<const N: usize>(names: [&str; N], (named, rest): NamedMembers<N>) -> Value {
             let mut object = rest;
             for (name, member) in names.into_iter().zip(named) {
                 if let Some(member) = member {
@@ -200,7 +201,7 @@ impl ToolsCallParams {
             }
             Value::Object(object)
         }
-        fn whole<const N: usize>(names: [&str; N], split: Split<Members<N>>) -> Value {
+        fn whole<const N: usize>(names: [&str; N], split: Split<NamedMembers<N>>) -> Value {
             match split {
                 Split::Object(members) => object(names, members),
                 Split::Other(value) => value,
@@ -223,7 +224,7 @@ impl ToolsCallParams {
 /// `tools/call`'s `name` and `arguments` read as `ClientRequest::parse` reads them.
 fn tools_call(
     name: Option<Value>,
-    arguments: Option<Split<Members<2>>>,
+    arguments: Option<Split<NamedMembers<2>>>,
 ) -> Result<ClientRequest, ErrorObject> {
     let Some(Value::String(name)) = name else {
         return Err(ErrorObject::invalid_params(

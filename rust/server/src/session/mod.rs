@@ -60,17 +60,6 @@ pub(crate) struct Session {
     pub(crate) others_waiting: bool,
 }
 
-/// What a payload turned out to be.
-#[allow(clippy::large_enum_variant)] // made once per payload and taken apart at once
-enum Read {
-    Request(ParsedRequest),
-    Notification(Notification),
-    /// Undecodable or invalid: the error reply.
-    Refused(Response),
-    /// An answer, which the servers (sending no requests) ignore.
-    Nothing,
-}
-
 impl Session {
     /// Handles one payload: whatever it holds, it is answered (or, for a notification,
     /// acted on or dropped), and the session goes on.
@@ -79,15 +68,16 @@ impl Session {
         // large, and whatever lives across an await is kept in the connection task's future,
         // which every connection holds, idle or not.
         let parsed = match self.read_payload(wire, payload) {
-            Read::Request(parsed) => parsed,
-            Read::Notification(notification) => {
+            Ok(Classified::Request(parsed)) => parsed,
+            Ok(Classified::Notification(notification)) => {
                 return self.handle_notification(notification).await
             }
-            Read::Refused(reply) => {
+            // The servers send no requests, so there is nothing a response could answer.
+            Ok(Classified::Response(_)) => return,
+            Err(reply) => {
                 self.bad_messages += 1;
                 return self.send(reply).await;
             }
-            Read::Nothing => return,
         };
         self.handle_request(parsed).await
     }
@@ -105,8 +95,10 @@ impl Session {
         methods::notify(self, notification);
     }
 
-    /// Decodes and classifies one payload.
-    fn read_payload(&self, wire: Wire, payload: &[u8]) -> Read {
+    /// Decodes and classifies one payload; the error is the reply to an undecodable or
+    /// invalid one (made once and sent at once: boxing it would only add an allocation).
+    #[allow(clippy::result_large_err)]
+    fn read_payload(&self, wire: Wire, payload: &[u8]) -> Result<Classified, Response> {
         let message = match decode_message(wire, payload, &self.shared.config.decode_limits) {
             Ok(message) => message,
             Err(reason) => {
@@ -116,16 +108,10 @@ impl Session {
                 let reason: String = reason.chars().take(MAX_PARSE_ERROR_REASON_CHARS).collect();
                 let error =
                     ErrorObject::parse_error().with_data(serde_json::json!({ "reason": reason }));
-                return Read::Refused(Response::error(None, error));
+                return Err(Response::error(None, error));
             }
         };
-        match split_request::classify(message) {
-            Ok(Classified::Request(parsed)) => Read::Request(parsed),
-            Ok(Classified::Notification(notification)) => Read::Notification(notification),
-            // The servers send no requests, so there is nothing a response could answer.
-            Ok(Classified::Response(_)) => Read::Nothing,
-            Err(invalid) => Read::Refused(invalid.to_response()),
-        }
+        split_request::classify(message).map_err(|invalid| invalid.to_response())
     }
 
     async fn handle_request(&mut self, parsed: ParsedRequest) {
