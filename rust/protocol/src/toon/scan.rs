@@ -91,6 +91,7 @@ impl<'t> Lines<'t> {
     /// a third of it.
     ///
     /// The line goes into `peeked` (which is empty): returned, it was copied once more.
+    #[inline(always)]
     fn scan(&mut self) -> Result<(), DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
@@ -152,23 +153,30 @@ impl<'t> Lines<'t> {
     }
 
     /// The depth of `spaces` of indentation; strict mode wants an exact multiple.
-    #[inline]
+    #[inline(always)]
     fn depth_of_spaces(&self, spaces: usize) -> Result<usize, DecodeError> {
         let (depth, misaligned) = match self.indent_shift {
             Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
             None => (spaces / self.indent, spaces % self.indent != 0),
         };
         if self.strict && misaligned {
-            return Err(DecodeError::new(
-                self.number,
-                1,
-                format!(
-                    "indentation must be a multiple of {} spaces, found {spaces}",
-                    self.indent
-                ),
-            ));
+            return Err(self.misaligned(spaces));
         }
         Ok(depth)
+    }
+
+    /// The error for indentation that is not a multiple of the indent (strict mode).
+    #[cold]
+    #[inline(never)]
+    fn misaligned(&self, spaces: usize) -> DecodeError {
+        DecodeError::new(
+            self.number,
+            1,
+            format!(
+                "indentation must be a multiple of {} spaces, found {spaces}",
+                self.indent
+            ),
+        )
     }
 
     /// The depth of indentation with a tab at `tab`: an error in strict mode; lenient mode
