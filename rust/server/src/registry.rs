@@ -308,6 +308,8 @@ fn check_name(what: &'static str, name: &str) -> Result<(), RegistryError> {
 
 fn compile_domain(spec: DomainSpec) -> Result<RegisteredDomain, RegistryError> {
     check_name("domain", &spec.name)?;
+    // One shared name for the domain's tools.
+    let domain: Arc<str> = Arc::from(spec.name.as_str());
     let mut tools: Vec<Arc<RegisteredTool>> = Vec::with_capacity(spec.tools.len());
     for tool in spec.tools {
         check_name("tool", &tool.name)?;
@@ -326,7 +328,7 @@ fn compile_domain(spec: DomainSpec) -> Result<RegisteredDomain, RegistryError> {
         })?;
         tools.push(Arc::new(RegisteredTool {
             name: tool.name.into(),
-            domain: spec.name.as_str().into(),
+            domain: Arc::clone(&domain),
             server: spec.server,
             description: tool.description,
             input_schema: tool.input_schema,
