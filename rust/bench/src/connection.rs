@@ -121,6 +121,13 @@ impl BenchConnection {
             .map_err(BenchError::from)
     }
 
+    /// The process at the other end of the socket.
+    pub fn server_pid(&self) -> Result<rustix::process::Pid, BenchError> {
+        let credentials = rustix::net::sockopt::socket_peercred(self.transport.socket())
+            .map_err(|error| BenchError(format!("cannot read the server's process: {error}")))?;
+        Ok(credentials.pid)
+    }
+
     /// The encoded size of one echo request.
     pub fn request_bytes(&self) -> usize {
         self.request.len()

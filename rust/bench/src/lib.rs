@@ -16,6 +16,7 @@ pub mod instructions;
 pub mod load;
 pub mod machine;
 pub mod memory;
+pub mod one_cpu;
 pub mod report;
 pub mod run;
 pub mod search;

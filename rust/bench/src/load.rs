@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::connection::{BenchConnection, BenchError};
 use crate::endpoint::Endpoint;
+use crate::one_cpu::OneCpu;
 
 /// The 50th and 99th percentile of a set of durations, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,17 +44,26 @@ pub enum ReadMode {
     Spinning,
     /// Sleeps in `read` as most clients do: the client's wake-up is in the figure too.
     Blocking,
+    /// Sleeps in `read`, with the client and every thread of the server held on one CPU
+    /// ([`OneCpu`]) while it measures: each wake-up is a context switch on that CPU, never
+    /// the wake-up of the other CPU, so the figure is the same from run to run.
+    BlockingOneCpu,
 }
 
 impl ReadMode {
-    /// Both modes, spinning first.
-    pub const BOTH: [ReadMode; 2] = [ReadMode::Spinning, ReadMode::Blocking];
+    /// Every mode, in the order of the report.
+    pub const ALL: [ReadMode; 3] = [
+        ReadMode::Spinning,
+        ReadMode::Blocking,
+        ReadMode::BlockingOneCpu,
+    ];
 
     /// A short name for the report.
     pub fn label(self) -> &'static str {
         match self {
             ReadMode::Spinning => "spinning",
             ReadMode::Blocking => "blocking",
+            ReadMode::BlockingOneCpu => "blocking, one CPU",
         }
     }
 }
@@ -124,7 +134,13 @@ pub fn measure_latency_interleaved(
     for round in 0..rounds {
         // Spread `calls` over the rounds, the remainder going to the first ones.
         let calls_this_round = calls / rounds + usize::from(round < calls % rounds);
-        for (connection, samples) in connections.iter_mut().zip(&mut samples_ns) {
+        for ((connection, samples), probe) in
+            connections.iter_mut().zip(&mut samples_ns).zip(probes)
+        {
+            let _pinned = match probe.reads {
+                ReadMode::BlockingOneCpu => Some(OneCpu::pin(connection.server_pid()?)?),
+                ReadMode::Spinning | ReadMode::Blocking => None,
+            };
             for _ in 0..calls_this_round {
                 let started = Instant::now();
                 round_trip(connection)?;

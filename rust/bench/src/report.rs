@@ -273,11 +273,16 @@ impl BenchReport {
         );
         let _ = writeln!(
             out,
-            "- Every latency target is measured twice in the same rounds: with a client that \
-             spins on a non-blocking socket (only the server's own wake-ups are in the figure) \
-             and with one that sleeps in a blocking `read`, as most clients do (the client's \
-             wake-up is in the figure too: on this virtual machine waking a sleeping thread \
-             costs several microseconds, which a blocking raw ping-pong pays as well). \
+            "- Every latency target is measured three times in the same rounds: with a client \
+             that spins on a non-blocking socket (only the server's own wake-ups are in the \
+             figure); with one that sleeps in a blocking `read`, as most clients do (the \
+             client's wake-up is in the figure too); and with a blocking one that is held, \
+             with every thread of the server, on one CPU while it measures (`one_cpu.rs`). On \
+             this virtual machine an idle CPU halts, and a thread woken on it costs the CPU's \
+             wake-up (tens of microseconds) where one woken beside its waker costs a context \
+             switch, so the plain blocking figures depend on where the scheduler puts each \
+             thread, for the raw socket as for the servers; on one CPU every wake-up is a \
+             context switch, and what a server adds over the raw ping-pong is its own work. \
              Throughput runs use blocking reads.\n"
         );
     }
@@ -286,7 +291,7 @@ impl BenchReport {
         let _ = writeln!(out, "### Goals\n");
         let _ = writeln!(out, "| goal | reads | measured | met |");
         let _ = writeln!(out, "| --- | --- | --- | --- |");
-        for reads in ReadMode::BOTH {
+        for reads in ReadMode::ALL {
             let mode = reads.label();
             if let (Some(ours), Some(rmcp)) = (
                 self.latency_p50(TargetKind::Ours, "NDJSON", reads),
@@ -396,8 +401,8 @@ impl BenchReport {
         let _ = writeln!(
             out,
             "The calls are split into {} rounds that take turns between the targets (each \
-             target once with a spinning client and once with a blocking one), so a change in \
-             the machine's state during the run falls on every target alike.\n",
+             target once with each of the three clients), so a change in the machine's state \
+             during the run falls on every target alike.\n",
             self.settings.latency_rounds
         );
         let _ = writeln!(
@@ -563,7 +568,7 @@ impl BenchReport {
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         );
         let rust_rate = self.throughput_of(TargetKind::Ours, "frames/TOON", 1);
-        for reads in ReadMode::BOTH {
+        for reads in ReadMode::ALL {
             let rust_p50 = self.latency_p50(TargetKind::Ours, "frames/TOON", reads);
             for (target, label) in [
                 (TargetKind::RawEcho, "raw echo socket"),

@@ -179,8 +179,9 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         if let Some(endpoint) = &java_endpoint {
             latency_targets.insert(1, (TargetKind::OursJava, endpoint.clone()));
         }
-        // Every target twice: read by a spinning client and by a blocking one.
-        let latency_targets: Vec<(TargetKind, LatencyProbe)> = ReadMode::BOTH
+        // Every target three times: read by a spinning client, by a blocking one, and by a
+        // blocking one held on one CPU with the server.
+        let latency_targets: Vec<(TargetKind, LatencyProbe)> = ReadMode::ALL
             .into_iter()
             .flat_map(|reads| {
                 latency_targets.iter().map(move |(target, endpoint)| {

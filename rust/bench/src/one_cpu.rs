@@ -1,0 +1,85 @@
+//! Holds a client thread and every thread of the server it talks to on one CPU, for the
+//! "blocking, one CPU" latency rows.
+//!
+//! Why: on a virtual machine whose idle CPUs halt, a thread woken on the other CPU costs a
+//! wake-up of that CPU (tens of microseconds here), while one woken on the waker's CPU costs a
+//! context switch. Which of the two a ping-pong gets depends on where the scheduler happens to
+//! put each thread, so a blocking round trip read from two CPUs measures that placement as much
+//! as the server: the same raw echo socket reads 4 µs or 70 µs from run to run. With the client
+//! and the server on one CPU every wake-up is a context switch on that CPU, and what a server
+//! adds over the raw ping-pong is its own work.
+
+use std::fs;
+
+use rustix::process::Pid;
+use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+
+use crate::connection::BenchError;
+
+/// The affinities changed by [`OneCpu::pin`], restored when it is dropped.
+#[derive(Debug)]
+pub struct OneCpu {
+    /// Each thread moved (`None`: the calling thread), with the CPUs it was allowed before.
+    previous: Vec<(Option<Pid>, CpuSet)>,
+}
+
+impl OneCpu {
+    /// Moves the calling thread and every thread of process `server` to the lowest CPU the
+    /// calling thread may use. A thread the server starts later is not moved.
+    pub fn pin(server: Pid) -> Result<OneCpu, BenchError> {
+        let own = sched_getaffinity(None).map_err(|error| cpu_error("read", error))?;
+        let cpu = (0..CpuSet::MAX_CPU)
+            .find(|&cpu| own.is_set(cpu))
+            .ok_or_else(|| BenchError("this thread may run on no CPU".to_owned()))?;
+        let mut only = CpuSet::new();
+        only.set(cpu);
+        let mut pinned = OneCpu {
+            previous: Vec::new(),
+        };
+        pinned.move_thread(None, &only)?;
+        for thread in threads_of(server)? {
+            match sched_getaffinity(Some(thread)) {
+                Ok(previous) => {
+                    if sched_setaffinity(Some(thread), &only).is_ok() {
+                        pinned.previous.push((Some(thread), previous));
+                    }
+                }
+                // The thread ended since the listing.
+                Err(rustix::io::Errno::SRCH) => {}
+                Err(error) => return Err(cpu_error("read", error)),
+            }
+        }
+        Ok(pinned)
+    }
+
+    fn move_thread(&mut self, thread: Option<Pid>, only: &CpuSet) -> Result<(), BenchError> {
+        let previous = sched_getaffinity(thread).map_err(|error| cpu_error("read", error))?;
+        sched_setaffinity(thread, only).map_err(|error| cpu_error("set", error))?;
+        self.previous.push((thread, previous));
+        Ok(())
+    }
+}
+
+impl Drop for OneCpu {
+    fn drop(&mut self) {
+        for (thread, previous) in self.previous.drain(..) {
+            // A server thread that ended meanwhile has nothing to restore.
+            let _ = sched_setaffinity(thread, &previous);
+        }
+    }
+}
+
+/// The thread ids of process `process` (`/proc/<pid>/task`).
+fn threads_of(process: Pid) -> Result<Vec<Pid>, BenchError> {
+    let directory = format!("/proc/{}/task", process.as_raw_nonzero());
+    let entries = fs::read_dir(&directory)
+        .map_err(|error| BenchError(format!("cannot list {directory}: {error}")))?;
+    Ok(entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(Pid::from_raw)
+        .collect())
+}
+
+fn cpu_error(what: &str, error: rustix::io::Errno) -> BenchError {
+    BenchError(format!("cannot {what} a thread's CPU affinity: {error}"))
+}
