@@ -83,3 +83,46 @@ fn threads_of(process: Pid) -> Result<Vec<Pid>, BenchError> {
 fn cpu_error(what: &str, error: rustix::io::Errno) -> BenchError {
     BenchError(format!("cannot {what} a thread's CPU affinity: {error}"))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::process::{Command, Stdio};
+
+    use rustix::process::Pid;
+    use rustix::thread::{sched_getaffinity, CpuSet};
+
+    use super::OneCpu;
+
+    fn cpus(set: &CpuSet) -> Vec<usize> {
+        (0..CpuSet::MAX_CPU)
+            .filter(|&cpu| set.is_set(cpu))
+            .collect()
+    }
+
+    #[test]
+    fn the_client_and_every_server_thread_share_one_cpu_until_dropped() {
+        let mut server = Command::new("sleep")
+            .arg("30")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = Pid::from_raw(i32::try_from(server.id()).unwrap()).unwrap();
+        let own_before = cpus(&sched_getaffinity(None).unwrap());
+        let server_before = cpus(&sched_getaffinity(Some(pid)).unwrap());
+        {
+            let _pinned = OneCpu::pin(pid).unwrap();
+            let own = cpus(&sched_getaffinity(None).unwrap());
+            assert_eq!(
+                own,
+                vec![own_before[0]],
+                "the lowest CPU the client may use"
+            );
+            assert_eq!(cpus(&sched_getaffinity(Some(pid)).unwrap()), own);
+        }
+        assert_eq!(cpus(&sched_getaffinity(None).unwrap()), own_before);
+        assert_eq!(cpus(&sched_getaffinity(Some(pid)).unwrap()), server_before);
+        server.kill().unwrap();
+        server.wait().unwrap();
+    }
+}

@@ -71,8 +71,8 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
             ours::endpoint(&java.announced, ServerName::Code, Wire::Frames).unwrap(),
         ),
     ];
-    // Every target once spinning and once blocking, as the real run does.
-    let probes: Vec<LatencyProbe> = ReadMode::BOTH
+    // Every target read each way, as the real run does.
+    let probes: Vec<LatencyProbe> = ReadMode::ALL
         .into_iter()
         .flat_map(|reads| {
             targets.iter().map(move |(_, endpoint)| LatencyProbe {
@@ -152,5 +152,6 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
     );
     assert!(markdown.contains("| JVM hop ≤ 6 µs at p50"), "{markdown}");
     assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking |"));
+    assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking, one CPU |"));
     assert!(markdown.contains("### Java handler through JNI"));
 }

@@ -54,8 +54,9 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         ),
         (TargetKind::Rmcp, rmcp::endpoint(&rmcp_socket, token)),
     ];
-    // Every target once spinning and once blocking, as the real run does.
-    let probes: Vec<LatencyProbe> = ReadMode::BOTH
+    // Every target read each way, as the real run does (here the servers are in the test's
+    // own process, so the one-CPU reads hold all of its threads on one CPU for a while).
+    let probes: Vec<LatencyProbe> = ReadMode::ALL
         .into_iter()
         .flat_map(|reads| {
             targets.iter().map(move |(_, endpoint)| LatencyProbe {
@@ -139,6 +140,7 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
     assert!(markdown.contains("### Goals"));
     assert!(markdown.contains("| ide-mcp | frames/TOON | spinning |"));
     assert!(markdown.contains("| ide-mcp | frames/TOON | blocking |"));
+    assert!(markdown.contains("| raw echo socket | frames/TOON | blocking, one CPU |"));
     assert!(
         markdown.contains("Not measured in this run: no jar."),
         "a run without the jar says so"
