@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::handler::ToolHandler;
-use crate::server_name::ServerName;
+use crate::server_name::{PerServer, ServerName};
 use crate::tool::{DomainSpec, ToolAnnotations};
 
 /// A tool ready to run: its schema compiled once, at registration.
@@ -172,11 +172,16 @@ fn normalize_in_full(name: &str) -> String {
     normalized
 }
 
+/// A server's tools by normalized name. The names are the plugin's; a client only looks
+/// them up, so it cannot fill the table with colliding keys, and a hasher that is fast on
+/// short keys (still seeded per process) saves each call most of a SipHash.
+type ToolsByName = HashMap<String, Arc<RegisteredTool>, foldhash::fast::RandomState>;
+
 /// An immutable snapshot of every registered domain.
 #[derive(Debug, Default)]
 pub struct Registry {
     domains: BTreeMap<(ServerName, String), Arc<RegisteredDomain>>,
-    tools_by_server: HashMap<ServerName, HashMap<String, Arc<RegisteredTool>>>,
+    tools_by_server: PerServer<ToolsByName>,
     collisions: Vec<ToolCollision>,
 }
 
@@ -213,15 +218,13 @@ impl Registry {
                     .push(Arc::clone(tool));
             }
         }
-        let mut tools_by_server: HashMap<ServerName, HashMap<String, Arc<RegisteredTool>>> =
-            HashMap::new();
+        let mut tools_by_server: PerServer<ToolsByName> = PerServer::default();
         let mut collisions = Vec::new();
         for ((server, normalized_name), mut tools) in by_normalized {
             if tools.len() == 1 {
                 if let Some(tool) = tools.pop() {
                     tools_by_server
-                        .entry(server)
-                        .or_default()
+                        .get_mut(server)
                         .insert(normalized_name, tool);
                 }
             } else {
@@ -265,11 +268,7 @@ impl Registry {
     /// Looks up a tool on `server` by (normalised) name.
     pub fn tool(&self, server: ServerName, name: &str) -> ToolLookup {
         let normalized = normalized_tool_name(name);
-        if let Some(tool) = self
-            .tools_by_server
-            .get(&server)
-            .and_then(|tools| tools.get(normalized.as_ref()))
-        {
+        if let Some(tool) = self.tools_by_server.get(server).get(normalized.as_ref()) {
             return ToolLookup::Found(Arc::clone(tool));
         }
         match self

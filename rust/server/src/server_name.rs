@@ -42,6 +42,28 @@ impl ServerName {
     }
 }
 
+/// One `T` for each of the four servers, found by the server's index rather than hashed:
+/// per-call lookups (a server's handler slots, its tools) cost no hash of the name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PerServer<T>([T; 4]);
+
+impl<T> PerServer<T> {
+    /// Each server's value, made by `make`.
+    pub(crate) fn from_fn(mut make: impl FnMut(ServerName) -> T) -> Self {
+        PerServer(ServerName::ALL.map(&mut make))
+    }
+
+    /// The value of `server`.
+    pub(crate) fn get(&self, server: ServerName) -> &T {
+        &self.0[server as usize]
+    }
+
+    /// The value of `server`, to change.
+    pub(crate) fn get_mut(&mut self, server: ServerName) -> &mut T {
+        &mut self.0[server as usize]
+    }
+}
+
 impl fmt::Display for ServerName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -67,6 +89,17 @@ impl FromStr for ServerName {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_server_has_its_own_value() {
+        let mut values = PerServer::from_fn(ServerName::as_str);
+        for server in ServerName::ALL {
+            assert_eq!(*values.get(server), server.as_str());
+        }
+        *values.get_mut(ServerName::Vcs) = "changed";
+        assert_eq!(*values.get(ServerName::Vcs), "changed");
+        assert_eq!(*values.get(ServerName::Ops), "ops");
+    }
 
     #[test]
     fn names_round_trip_through_from_str() {

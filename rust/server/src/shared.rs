@@ -1,6 +1,5 @@
 //! The state every task of a running server set shares.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -15,7 +14,7 @@ use crate::guard::SecurityGuard;
 use crate::host::Host;
 use crate::policy::BaselinePolicy;
 use crate::registry::Registry;
-use crate::server_name::ServerName;
+use crate::server_name::{PerServer, ServerName};
 use crate::session::connection_budget::ConnectionBudget;
 use crate::token_ring::TokenRing;
 
@@ -36,9 +35,9 @@ pub(crate) struct Shared {
     /// Every spawned connection and call, so stop can wait for them to finish.
     pub(crate) tasks: TaskTracker,
     /// Per server, the permits for handlers running at once.
-    handler_slots: HashMap<ServerName, Arc<Semaphore>>,
+    handler_slots: PerServer<Arc<Semaphore>>,
     /// Per server, the budget of open connections.
-    connections: HashMap<ServerName, Arc<ConnectionBudget>>,
+    connections: PerServer<Arc<ConnectionBudget>>,
     /// Who may connect.
     pub(crate) admission: Arc<AdmissionGate>,
     /// Path confinement and credential files, before the guard.
@@ -56,17 +55,9 @@ impl Shared {
         guard: Arc<dyn SecurityGuard>,
         host: Arc<dyn Host>,
     ) -> Self {
-        let slots = |permits: usize| -> HashMap<ServerName, Arc<Semaphore>> {
-            ServerName::ALL
-                .into_iter()
-                .map(|server| (server, Arc::new(Semaphore::new(permits))))
-                .collect()
-        };
-        let handler_slots = slots(config.max_running_handlers);
-        let connections = ServerName::ALL
-            .into_iter()
-            .map(|server| (server, Arc::new(connection_budget(&config))))
-            .collect();
+        let handler_slots =
+            PerServer::from_fn(|_| Arc::new(Semaphore::new(config.max_running_handlers)));
+        let connections = PerServer::from_fn(|_| Arc::new(connection_budget(&config)));
         let policy = BaselinePolicy::new(&config.project_roots);
         let audit = AuditLog::new(config.audit_capacity);
         Shared {
@@ -114,20 +105,12 @@ impl Shared {
 
     /// The handler permits of `server`.
     pub(crate) fn handler_slots(&self, server: ServerName) -> Arc<Semaphore> {
-        slots_of(
-            &self.handler_slots,
-            server,
-            self.config.max_running_handlers,
-        )
+        Arc::clone(self.handler_slots.get(server))
     }
 
     /// The connection budget of `server`.
     pub(crate) fn connection_budget(&self, server: ServerName) -> Arc<ConnectionBudget> {
-        match self.connections.get(&server) {
-            Some(budget) => Arc::clone(budget),
-            // Every server has an entry from `Shared::new`; this keeps the function total.
-            None => Arc::new(connection_budget(&self.config)),
-        }
+        Arc::clone(self.connections.get(server))
     }
 
     /// A number for a new connection.
@@ -142,16 +125,4 @@ fn connection_budget(config: &ServerConfig) -> ConnectionBudget {
         config.max_connections_per_server,
         config.max_connections_per_peer,
     )
-}
-
-fn slots_of(
-    slots: &HashMap<ServerName, Arc<Semaphore>>,
-    server: ServerName,
-    permits: usize,
-) -> Arc<Semaphore> {
-    match slots.get(&server) {
-        Some(slots) => Arc::clone(slots),
-        // Every server has an entry from `Shared::new`; this keeps the function total.
-        None => Arc::new(Semaphore::new(permits)),
-    }
 }
