@@ -38,7 +38,7 @@ impl DecodeLimits {
     pub fn check(&self, value: &Value) -> Result<(), String> {
         let mut stack = Stack::new();
         stack.push((value, 1));
-        self.check_all(stack)
+        self.check_all(&mut stack)
     }
 
     /// Checks a document whose top level was taken apart by `names` as it was parsed
@@ -61,7 +61,7 @@ impl DecodeLimits {
     pub(crate) fn check_at(&self, value: &Value, depth: usize) -> Result<(), String> {
         let mut stack = Stack::new();
         stack.push((value, depth));
-        self.check_all(stack)
+        self.check_all(&mut stack)
     }
 
     /// Checks an object `depth` deep that was taken apart as it was parsed: `members` (keys
@@ -83,11 +83,11 @@ impl DecodeLimits {
             self.check_string(key)?;
             stack.push((member, depth + 1));
         }
-        self.check_all(stack)
+        self.check_all(&mut stack)
     }
 
     /// Checks every value on `stack` (each with its depth) and all they hold.
-    fn check_all<'v>(&self, mut stack: Stack<'v>) -> Result<(), String> {
+    fn check_all<'v>(&self, stack: &mut Stack<'v>) -> Result<(), String> {
         while let Some((value, depth)) = stack.pop() {
             match value {
                 Value::String(text) => self.check_string(text)?,

@@ -40,8 +40,9 @@ const _: () = assert!(
 pub(crate) struct SplitMessage {
     /// The envelope; when `tools_call` holds the params, their slot holds an empty object.
     pub(crate) top_level: TopLevel<{ ENVELOPE_MEMBERS.len() }>,
-    /// The params of a `tools/call` that were taken apart.
-    pub(crate) tools_call: Option<ToolsCallParams>,
+    /// The params of a `tools/call` that were taken apart; boxed where they are read, so
+    /// the layers that return them move a pointer rather than their 700 bytes.
+    pub(crate) tools_call: Option<Box<ToolsCallParams>>,
 }
 
 /// `tools/call`'s params, taken apart.
@@ -254,7 +255,7 @@ impl ObjectReader for Envelope {
     type Parts = (
         [Option<Value>; ENVELOPE_MEMBERS.len()],
         Map<String, Value>,
-        Option<ToolsCallParams>,
+        Option<Box<ToolsCallParams>>,
     );
 
     fn read_object<'de, A: MapAccess<'de>>(
@@ -285,13 +286,13 @@ impl ObjectReader for Envelope {
 struct Params;
 
 impl ObjectReader for Params {
-    type Parts = ToolsCallParams;
+    type Parts = Box<ToolsCallParams>;
 
     fn read_object<'de, A: MapAccess<'de>>(
         self,
         object: StrictValue<'_>,
         mut map: A,
-    ) -> Result<ToolsCallParams, A::Error> {
+    ) -> Result<Box<ToolsCallParams>, A::Error> {
         let (mut meta, mut name, mut arguments) = (None, None, None);
         let rest = object.read_members(&mut map, PARAMS_MEMBERS, |index, member, map| {
             match index {
@@ -308,12 +309,12 @@ impl ObjectReader for Params {
             }
             Ok(())
         })?;
-        Ok(ToolsCallParams {
+        Ok(Box::new(ToolsCallParams {
             meta,
             name,
             arguments,
             rest,
-        })
+        }))
     }
 }
 
