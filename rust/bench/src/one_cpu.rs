@@ -62,7 +62,9 @@ impl OneCpu {
 
 impl Drop for OneCpu {
     fn drop(&mut self) {
-        for (thread, previous) in self.previous.drain(..) {
+        // Newest first: when the server is this very process (the smoke tests), the calling
+        // thread is in the list twice, and its first entry holds what it had before.
+        for (thread, previous) in self.previous.drain(..).rev() {
             // A server thread that ended meanwhile has nothing to restore.
             let _ = sched_setaffinity(thread, &previous);
         }
@@ -94,6 +96,10 @@ mod tests {
 
     use super::OneCpu;
 
+    /// Pinning the test's own process moves every test thread: one such test at a time, so
+    /// none restores another's thread to what it read while pinned.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn cpus(set: &CpuSet) -> Vec<usize> {
         (0..CpuSet::MAX_CPU)
             .filter(|&cpu| set.is_set(cpu))
@@ -102,6 +108,9 @@ mod tests {
 
     #[test]
     fn the_client_and_every_server_thread_share_one_cpu_until_dropped() {
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut server = Command::new("sleep")
             .arg("30")
             .stdin(Stdio::null())
@@ -124,5 +133,19 @@ mod tests {
         assert_eq!(cpus(&sched_getaffinity(Some(pid)).unwrap()), server_before);
         server.kill().unwrap();
         server.wait().unwrap();
+    }
+
+    #[test]
+    fn a_server_in_the_clients_own_process_gets_every_affinity_back() {
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let own = Pid::from_raw(i32::try_from(std::process::id()).unwrap()).unwrap();
+        let before = cpus(&sched_getaffinity(None).unwrap());
+        {
+            let _pinned = OneCpu::pin(own).unwrap();
+            assert_eq!(cpus(&sched_getaffinity(None).unwrap()), vec![before[0]]);
+        }
+        assert_eq!(cpus(&sched_getaffinity(None).unwrap()), before);
     }
 }
