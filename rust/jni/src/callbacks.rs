@@ -226,6 +226,16 @@ fn string<'local>(env: &mut Env<'local>, text: &str) -> Result<JString<'local>, 
     Ok(JString::from_str(env, text)?)
 }
 
+/// A call's arguments JSON as a Java string, made once per call: the guard judges it and the
+/// handler's context holds the very same object, so arguments of any size are converted and
+/// held in the Java heap once.
+pub fn arguments_string<'local>(
+    env: &mut Env<'local>,
+    arguments_json: &str,
+) -> Result<JString<'local>, BridgeError> {
+    string(env, arguments_json)
+}
+
 fn optional_string<'local>(
     env: &mut Env<'local>,
     text: Option<&str>,
@@ -279,16 +289,15 @@ impl JavaCallbacks {
         env: &mut Env<'local>,
         call_id: u64,
         call_number: u64,
-        arguments_json: &str,
+        arguments: &JString<'_>,
         explicitly_allowed: bool,
     ) -> Result<JObject<'local>, BridgeError> {
-        let arguments = string(env, arguments_json)?;
         typed::new_call_context(
             self,
             env,
             id_to_jlong(call_id),
             id_to_jlong(call_number),
-            &arguments,
+            arguments,
             explicitly_allowed,
         )
     }
@@ -316,25 +325,26 @@ impl JavaCallbacks {
     fn guard_call_args<'local>(
         env: &mut Env<'local>,
         call: &GuardCall,
-    ) -> Result<[JString<'local>; 5], BridgeError> {
+    ) -> Result<[JString<'local>; 4], BridgeError> {
         Ok([
             string(env, &call.server)?,
             string(env, &call.domain)?,
             string(env, &call.tool)?,
-            string(env, &call.arguments_json)?,
             optional_string(env, call.client_name.as_deref())?,
         ])
     }
 
     /// `NativeCallbacks.judge(guard, …)`: the verdict, encoded as one letter (`A`llow,
-    /// `E`xplicitly allow, `D`eny, ask = `Q`) followed by the reason or prompt.
+    /// `E`xplicitly allow, `D`eny, ask = `Q`) followed by the reason or prompt. `arguments` is
+    /// `call.arguments_json` as made by [`arguments_string`].
     pub fn judge(
         &self,
         env: &mut Env<'_>,
         guard: &JObject<'_>,
         call: &GuardCall,
+        arguments: &JString<'_>,
     ) -> Result<String, BridgeError> {
-        let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
+        let [server, domain, tool, client_name] = Self::guard_call_args(env, call)?;
         let concerns = string_array(env, &call.concerns)?;
         let verdict = typed::judge(
             self,
@@ -343,7 +353,7 @@ impl JavaCallbacks {
             &server,
             &domain,
             &tool,
-            &arguments,
+            arguments,
             call.read_only,
             call.destructive,
             call.pid,
@@ -371,7 +381,8 @@ impl JavaCallbacks {
         prompt: &str,
         confirmation_id: u64,
     ) -> Result<(), BridgeError> {
-        let [server, domain, tool, arguments, client_name] = Self::guard_call_args(env, call)?;
+        let [server, domain, tool, client_name] = Self::guard_call_args(env, call)?;
+        let arguments = string(env, &call.arguments_json)?;
         let concerns = string_array(env, &call.concerns)?;
         let prompt = string(env, prompt)?;
         typed::confirm(

@@ -19,12 +19,14 @@ use ide_mcp_server::ToolCollision;
 use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
 use ide_mcp_server::{GuardRequest, Verdict, VerdictFuture};
 use ide_mcp_server::{JointCall, JointFuture, JointOutcome};
+use jni::objects::JString;
 use jni::Env;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::sync::oneshot::error::TryRecvError;
 
 use crate::callbacks::{self, GuardCall, UnexpectedClientCall};
+use crate::error::BridgeError;
 use crate::java_ref::JavaRef;
 use crate::pending::{self, PendingCall};
 use crate::threads;
@@ -86,16 +88,20 @@ impl ToolHandler for JavaToolHandler {
         });
         let end = CallEnd { id };
         let handler = Arc::clone(&self.handler);
-        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            run_java_handler(
-                env,
-                &handler,
-                id,
-                call_number,
-                &arguments_json,
-                explicitly_allowed,
-            );
-        });
+        let job: threads::Job =
+            Box::new(move |env: &mut Env<'_>| {
+                match callbacks::arguments_string(env, &arguments_json) {
+                    Ok(arguments) => run_java_handler(
+                        env,
+                        &handler,
+                        id,
+                        call_number,
+                        &arguments,
+                        explicitly_allowed,
+                    ),
+                    Err(error) => fail_call(id, error),
+                }
+            });
         if threads::submit(job).is_err() {
             drop(end);
             return ready(Err(ToolError::new(BUSY)));
@@ -112,21 +118,20 @@ impl ToolHandler for JavaToolHandler {
     }
 }
 
-/// On a callback thread: creates the call's `ToolCallContext` and runs the handler. The
-/// handler answers through its context, now or later; an exception it throws answers the
-/// call as an error naming the exception.
+/// On a callback thread: creates the call's `ToolCallContext` (holding `arguments`, the
+/// call's arguments JSON) and runs the handler. The handler answers through its context, now
+/// or later; an exception it throws answers the call as an error naming the exception.
 fn run_java_handler(
     env: &mut Env<'_>,
     handler: &JavaRef,
     id: u64,
     call_number: u64,
-    arguments_json: &str,
+    arguments: &JString<'_>,
     explicitly_allowed: bool,
 ) {
     let outcome = (|| {
         let java = callbacks::get()?;
-        let context =
-            java.new_call_context(env, id, call_number, arguments_json, explicitly_allowed)?;
+        let context = java.new_call_context(env, id, call_number, arguments, explicitly_allowed)?;
         let pinned = JavaRef::new(env, &context, "the call context")?;
         if pending::attach_context(id, pinned).is_err() {
             // Cancelled while it waited in the queue: the handler never starts.
@@ -135,12 +140,17 @@ fn run_java_handler(
         java.invoke_handler(env, handler.as_obj(), &context)
     })();
     if let Err(error) = outcome {
-        let message = match error {
-            crate::error::BridgeError::Java(thrown) => format!("the handler threw {thrown}"),
-            other => format!("the handler could not be run: {other}"),
-        };
-        pending::resolve_call(id, Err(ToolError::new(message)));
+        fail_call(id, error);
     }
+}
+
+/// Answers a call whose handler threw or could not be run.
+fn fail_call(id: u64, error: BridgeError) {
+    let message = match error {
+        BridgeError::Java(thrown) => format!("the handler threw {thrown}"),
+        other => format!("the handler could not be run: {other}"),
+    };
+    pending::resolve_call(id, Err(ToolError::new(message)));
 }
 
 fn guard_call(request: &GuardRequest) -> GuardCall {
@@ -190,15 +200,26 @@ pub fn decode_verdict(encoded: &str) -> Result<Verdict, String> {
     }
 }
 
-/// On a callback thread: the Java guard's verdict on `call`.
-fn judge_in_java(env: &mut Env<'_>, guard: &JavaRef, call: &GuardCall) -> Result<Verdict, String> {
+/// On a callback thread: the Java guard's verdict on `call`, whose arguments JSON is
+/// `arguments`.
+fn judge_in_java(
+    env: &mut Env<'_>,
+    guard: &JavaRef,
+    call: &GuardCall,
+    arguments: &JString<'_>,
+) -> Result<Verdict, String> {
     callbacks::get()
-        .and_then(|java| java.judge(env, guard.as_obj(), call))
-        .map_err(|error| match error {
-            crate::error::BridgeError::Java(thrown) => format!("it threw {thrown}"),
-            other => other.to_string(),
-        })
+        .and_then(|java| java.judge(env, guard.as_obj(), call, arguments))
+        .map_err(guard_error)
         .and_then(|encoded| decode_verdict(&encoded))
+}
+
+/// Why the guard gave no verdict, for the refusal.
+fn guard_error(error: BridgeError) -> String {
+    match error {
+        BridgeError::Java(thrown) => format!("it threw {thrown}"),
+        other => other.to_string(),
+    }
 }
 
 /// What the one job of a joint call tells the call's future when the gate stayed shut: the
@@ -333,25 +354,32 @@ impl SecurityGuard for JavaSecurityGuard {
         let guard = Arc::clone(&self.guard);
         let handler = Arc::clone(&java_handler.handler);
         let job_started = Arc::clone(&started);
-        let job: threads::Job =
-            Box::new(
-                move |env: &mut Env<'_>| match judge_in_java(env, &guard, &judged) {
-                    Ok(verdict) if gate.admit(&verdict) => {
-                        job_started.store(true, Ordering::Release);
-                        run_java_handler(
-                            env,
-                            &handler,
-                            id,
-                            judged.call_number,
-                            &judged.arguments_json,
-                            verdict == Verdict::AllowExplicitly,
-                        );
-                    }
-                    verdict => {
-                        let _ = refusal.send(Refused(verdict));
-                    }
-                },
-            );
+        let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
+            // One Java string for the guard and the handler: they see the same object.
+            let arguments = match callbacks::arguments_string(env, &judged.arguments_json) {
+                Ok(arguments) => arguments,
+                Err(error) => {
+                    let _ = refusal.send(Refused(Err(guard_error(error))));
+                    return;
+                }
+            };
+            match judge_in_java(env, &guard, &judged, &arguments) {
+                Ok(verdict) if gate.admit(&verdict) => {
+                    job_started.store(true, Ordering::Release);
+                    run_java_handler(
+                        env,
+                        &handler,
+                        id,
+                        judged.call_number,
+                        &arguments,
+                        verdict == Verdict::AllowExplicitly,
+                    );
+                }
+                verdict => {
+                    let _ = refusal.send(Refused(verdict));
+                }
+            }
+        });
         if threads::submit(job).is_err() {
             drop(end);
             return Some(ready(JointOutcome::Judged(Err(BUSY.to_owned()))));
@@ -403,7 +431,10 @@ impl SecurityGuard for JavaSecurityGuard {
         let call = guard_call(request);
         let guard = Arc::clone(&self.guard);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
-            let _ = answer.send(judge_in_java(env, &guard, &call));
+            let verdict = callbacks::arguments_string(env, &call.arguments_json)
+                .map_err(guard_error)
+                .and_then(|arguments| judge_in_java(env, &guard, &call, &arguments));
+            let _ = answer.send(verdict);
         });
         if threads::submit(job).is_err() {
             return ready(Err(BUSY.to_owned()));

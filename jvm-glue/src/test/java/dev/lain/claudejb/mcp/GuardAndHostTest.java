@@ -70,7 +70,7 @@ public class GuardAndHostTest {
     }
 
     @Test
-    public void aJavaGuardAndAJavaHandlerAreEnteredOnceAndTheHandlerSeesTheJudgedArguments() throws Exception {
+    public void aJavaGuardAndAJavaHandlerAreEnteredOnceAndTheHandlerGetsTheVeryStringTheGuardJudged() throws Exception {
         // The guard and the handler of one call run in one job of one callback thread: what
         // the guard left in its thread's local is what the handler finds there. With two
         // entries the handler would run in a later job, on any of the callback threads, after
@@ -88,6 +88,10 @@ public class GuardAndHostTest {
             handled.add(context.argumentsJson());
             if (!context.argumentsJson().equals(judgedHere.get())) {
                 mismatches.add(context.argumentsJson() + " judged here: " + judgedHere.get());
+            } else if (context.argumentsJson() != judgedHere.get()) {
+                // Made once per call: the handler holds the very string the guard judged, so
+                // large arguments are converted and held in the heap once.
+                mismatches.add(context.argumentsJson() + " is a copy of the judged string");
             }
             judgedHere.remove();
             context.complete(context.argumentsJson());
