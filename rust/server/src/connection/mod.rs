@@ -170,12 +170,20 @@ pub(crate) async fn serve(
             alarm.as_mut().reset(deadline.into());
             alarm_at = Some(deadline);
         }
+        // The queue is waited on only while something can still arrive on it or is left to
+        // write. Waiting on it registers this task with the queue, and every reply this task
+        // queues itself (an inline call's, a control reply) would then wake it while it runs:
+        // Tokio polls a task woken that way once more and wakes another worker for it, a
+        // thread wake-up per call. The calls in flight are counted first: one that finishes
+        // queues its reply before it leaves the table (under the table's lock), so a reply
+        // queued after the count was read is seen by `has_work`.
+        let queue_may_fill = session.in_flight.len() > 0 || outbox.has_work();
         tokio::select! {
             biased;
             () = &mut closing => break 'connection "closed".to_owned(),
             // Replies of calls that ran in tasks of their own, and the rest of a batch the
             // socket did not take at once.
-            written = outbox.step(wire) => if let Err(reason) = written {
+            written = outbox.step(wire), if queue_may_fill => if let Err(reason) = written {
                 break 'connection reason;
             },
             () = &mut alarm => {

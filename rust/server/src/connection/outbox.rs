@@ -69,6 +69,12 @@ impl Outbox {
         self.write_now()
     }
 
+    /// Whether anything is left to write: a batch the socket did not take whole, or messages
+    /// in the queue.
+    pub(super) fn has_work(&self) -> bool {
+        !self.batch.is_empty() || !self.queue.is_empty()
+    }
+
     /// Waits for something to write — a queued message, or room in the socket for the rest
     /// of the batch — and writes it. Cancel-safe: it only waits on cancel-safe futures and
     /// does its work after they are ready. Never returns while there is nothing to do.

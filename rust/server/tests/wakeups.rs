@@ -1,0 +1,80 @@
+//! What a call costs the runtime's threads in wake-ups. Alone in its own test binary, so the
+//! only `ide-mcp-io` threads in the process are those of the one server set it starts.
+// Linux only: it reads the threads' context switches in /proc/self/task.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use ide_mcp_server::ServerName;
+use serde_json::json;
+use support::TestServers;
+
+/// Times each of the runtime's worker threads gave up its CPU to wait, by thread id.
+fn worker_waits() -> std::collections::BTreeMap<String, u64> {
+    let mut waits = std::collections::BTreeMap::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let task = task.unwrap().path();
+        let Ok(name) = std::fs::read_to_string(task.join("comm")) else {
+            continue;
+        };
+        if name.trim() != "ide-mcp-io" {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(task.join("status")) else {
+            continue;
+        };
+        let count = status
+            .lines()
+            .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|count| count.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        waits.insert(task.display().to_string(), count);
+    }
+    waits
+}
+
+/// A call that arrives at an idle server and finishes on the connection's task wakes the
+/// worker that reads it and no other. A reply the connection's task queued itself used to
+/// wake that very task while it ran, and Tokio then woke the second worker for it: both
+/// workers waited about once per call. Now one of them sleeps through the calls (which one
+/// is up to the runtime).
+#[test]
+fn a_call_to_an_idle_server_wakes_only_the_worker_that_reads_it() {
+    let servers = TestServers::start();
+    let mut client = servers.client_of(ServerName::Code, ide_mcp_server::client::Wire::Lines);
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut call = |value: u64| {
+        let result = client.run("echo", json!({ "value": value })).unwrap();
+        assert!(!result.is_error, "{result:?}");
+    };
+    for value in 0..20 {
+        call(value);
+    }
+    const CALLS: u64 = 200;
+    let before = worker_waits();
+    for value in 0..CALLS {
+        // Long enough for every worker to be asleep when the call comes, as between an
+        // agent's calls.
+        std::thread::sleep(Duration::from_millis(2));
+        call(value);
+    }
+    let after = worker_waits();
+    let waits: Vec<u64> = after
+        .iter()
+        .map(|(thread, count)| count - before.get(thread).copied().unwrap_or(0))
+        .collect();
+    assert_eq!(waits.len(), 2, "the default configuration has two workers");
+    // The reading worker waits once per call or more; the other, woken by no call, about
+    // never (a few dozen times over the calls on a loaded machine).
+    let least = waits.iter().copied().min().unwrap_or(0);
+    assert!(
+        least <= CALLS * 3 / 4,
+        "each worker waited {waits:?} times over {CALLS} calls"
+    );
+    servers.stop();
+}
