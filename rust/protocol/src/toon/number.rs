@@ -434,6 +434,8 @@ mod tests {
         assert_eq!(f64_text(0.3333333333333333), "0.3333333333333333");
         assert_eq!(f64_text(-123.456), "-123.456");
         assert_eq!(f64_text(9007199254740991.0), "9007199254740991");
+        // Exactly halfway between …835.2 and …835.3: the even digit, as JavaScript writes it.
+        assert_eq!(f64_text(1_756_869_333_633_835.2), "1756869333633835.2");
         assert_eq!(f64_text(f64::MAX).len(), 309);
         assert!(f64_text(f64::MIN_POSITIVE).starts_with("0.000"));
     }
