@@ -629,14 +629,7 @@ impl<'t> Parser<'t, '_> {
         // `str` slice checks both of its ends for a character boundary.
         let bytes = &self.text.as_bytes()[..line.end];
         let (key, after_colon) = if bytes[from] == b'"' {
-            let content = &self.text[from..line.end];
-            let (key, end) =
-                decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
-            let colon = from + skip_spaces(content.as_bytes(), end);
-            if bytes.get(colon) != Some(&b':') {
-                return Err(self.error_at(line, colon, "missing colon after key"));
-            }
-            (key, colon + 1)
+            self.quoted_key(line, from)?
         } else {
             let colon = match colon {
                 Some(colon) => from + colon,
@@ -682,6 +675,19 @@ impl<'t> Parser<'t, '_> {
             self.trimmed_primitive(line, value_start, line.end)?
         };
         self.insert(key, value, line, from)
+    }
+
+    /// A quoted key at `from` and the offset just past its colon.
+    #[inline(never)]
+    fn quoted_key(&self, line: &Line, from: usize) -> Result<(String, usize), DecodeError> {
+        let content = &self.text[from..line.end];
+        let (key, end) =
+            decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
+        let colon = from + skip_spaces(content.as_bytes(), end);
+        if self.text.as_bytes()[..line.end].get(colon) != Some(&b':') {
+            return Err(self.error_at(line, colon, "missing colon after key"));
+        }
+        Ok((key, colon + 1))
     }
 
     /// One `- ...` line of a list array (the innermost frame).
