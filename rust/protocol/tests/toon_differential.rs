@@ -15,12 +15,13 @@
 //!   keeps the last value there.
 //! - Field groups nested deeper than 32 levels: we fall back to list form.
 //! - Floats whose digits `toon-format` chooses otherwise. We write the digits JavaScript's
-//!   number formatting (the reference implementation) chooses; they part in two places: integral floats from 2^53 up to 2^63
-//!   that are not exact in their shortest digits (1.0811822879406387e19), which `toon-format`
-//!   writes by their exact value and we by their shortest digits, zero-padded; and floats
-//!   exactly halfway between two equally short renderings (1756869333633835.25), where we
-//!   take the even last digit (…835.2) and `toon-format` the other one (…835.3). Both read
-//!   back as the same float; the generators avoid these floats.
+//!   number formatting (the reference implementation) chooses; they part in two places:
+//!   integral floats from 2^53 up to 2^63 that are not exact in their shortest digits
+//!   (1.0811822879406387e19), which `toon-format` writes by their exact value and we by
+//!   their shortest digits, zero-padded; and floats exactly halfway between two equally
+//!   short renderings (1756869333633835.25), where we take the even last digit (…835.2) and
+//!   `toon-format` the other one (…835.3). Both read back as the same float; the generators
+//!   avoid these floats.
 
 mod support;
 

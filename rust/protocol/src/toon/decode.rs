@@ -683,11 +683,11 @@ impl<'t> Parser<'t, '_> {
         let content = &self.text[from..line.end];
         let (key, end) =
             decode_quoted(content, 0).map_err(|(at, m)| self.error_at(line, from + at, m))?;
-        let colon = from + skip_spaces(content.as_bytes(), end);
-        if self.text.as_bytes()[..line.end].get(colon) != Some(&b':') {
-            return Err(self.error_at(line, colon, "missing colon after key"));
+        let colon = skip_spaces(content.as_bytes(), end);
+        if content.as_bytes().get(colon) != Some(&b':') {
+            return Err(self.error_at(line, from + colon, "missing colon after key"));
         }
-        Ok((key, colon + 1))
+        Ok((key, from + colon + 1))
     }
 
     /// One `- ...` line of a list array (the innermost frame).
