@@ -18,6 +18,7 @@ use jni::sys::jvalue;
 use jni::{jni_str, Env, JValueOwned};
 
 use crate::error::{after_java_call, BridgeError};
+use crate::java_names::JavaNames;
 
 /// One Java type a callback takes or returns, by its name in [`java_callbacks!`]: its JNI
 /// descriptor, the Rust type a caller passes, the `jvalue` it becomes, and for a return type
@@ -160,7 +161,7 @@ fn resolve(
 #[derive(Clone, Debug)]
 pub struct GuardCall {
     /// `code`, `run`, `vcs` or `ops`.
-    pub server: String,
+    pub server: &'static str,
     /// The tool's domain.
     pub domain: Arc<str>,
     /// The tool's name.
@@ -246,7 +247,7 @@ fn optional_string<'local>(
     }
 }
 
-fn string_array<'local>(
+pub(crate) fn string_array<'local>(
     env: &mut Env<'local>,
     items: &[String],
 ) -> Result<JObjectArray<'local, JString<'local>>, BridgeError> {
@@ -327,7 +328,7 @@ impl JavaCallbacks {
         call: &GuardCall,
     ) -> Result<[JString<'local>; 4], BridgeError> {
         Ok([
-            string(env, &call.server)?,
+            string(env, call.server)?,
             string(env, &call.domain)?,
             string(env, &call.tool)?,
             optional_string(env, call.client_name.as_deref())?,
@@ -336,16 +337,22 @@ impl JavaCallbacks {
 
     /// `NativeCallbacks.judge(guard, …)`: the verdict, encoded as one letter (`A`llow,
     /// `E`xplicitly allow, `D`eny, ask = `Q`) followed by the reason or prompt. `arguments` is
-    /// `call.arguments_json` as made by [`arguments_string`].
+    /// `call.arguments_json` as made by [`arguments_string`]; the names of the call's server,
+    /// domain and tool, and its concerns when it has none, come from `names`.
     pub fn judge(
         &self,
         env: &mut Env<'_>,
         guard: &JObject<'_>,
         call: &GuardCall,
         arguments: &JString<'_>,
+        names: &JavaNames,
     ) -> Result<String, BridgeError> {
-        let [server, domain, tool, client_name] = Self::guard_call_args(env, call)?;
-        let concerns = string_array(env, &call.concerns)?;
+        let server = names.name(env, call.server)?;
+        let domain = names.name(env, &call.domain)?;
+        let tool = names.name(env, &call.tool)?;
+        // The client chose its name: never cached.
+        let client_name = optional_string(env, call.client_name.as_deref())?;
+        let concerns = names.concerns(env, &call.concerns)?;
         let verdict = typed::judge(
             self,
             env,

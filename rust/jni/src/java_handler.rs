@@ -27,6 +27,7 @@ use tokio::sync::oneshot::error::TryRecvError;
 
 use crate::callbacks::{self, GuardCall, UnexpectedClientCall};
 use crate::error::BridgeError;
+use crate::java_names::JavaNames;
 use crate::java_ref::JavaRef;
 use crate::pending::{self, PendingCall};
 use crate::threads;
@@ -155,7 +156,7 @@ fn fail_call(id: u64, error: BridgeError) {
 
 fn guard_call(request: &GuardRequest) -> GuardCall {
     GuardCall {
-        server: request.server.as_str().to_owned(),
+        server: request.server.as_str(),
         domain: request.domain.clone(),
         tool: request.tool.clone(),
         arguments_json: request.arguments.to_string(),
@@ -173,6 +174,8 @@ fn guard_call(request: &GuardRequest) -> GuardCall {
 /// the server's guard timeout.
 pub struct JavaSecurityGuard {
     guard: Arc<JavaRef>,
+    /// The Java strings of the names its calls are judged under.
+    names: Arc<JavaNames>,
 }
 
 impl JavaSecurityGuard {
@@ -180,6 +183,7 @@ impl JavaSecurityGuard {
     pub fn new(guard: JavaRef) -> Self {
         JavaSecurityGuard {
             guard: Arc::new(guard),
+            names: Arc::new(JavaNames::new()),
         }
     }
 }
@@ -205,11 +209,12 @@ pub fn decode_verdict(encoded: &str) -> Result<Verdict, String> {
 fn judge_in_java(
     env: &mut Env<'_>,
     guard: &JavaRef,
+    names: &JavaNames,
     call: &GuardCall,
     arguments: &JString<'_>,
 ) -> Result<Verdict, String> {
     callbacks::get()
-        .and_then(|java| java.judge(env, guard.as_obj(), call, arguments))
+        .and_then(|java| java.judge(env, guard.as_obj(), call, arguments, names))
         .map_err(guard_error)
         .and_then(|encoded| decode_verdict(&encoded))
 }
@@ -352,6 +357,7 @@ impl SecurityGuard for JavaSecurityGuard {
         // ran.
         let started = Arc::new(AtomicBool::new(false));
         let guard = Arc::clone(&self.guard);
+        let names = Arc::clone(&self.names);
         let handler = Arc::clone(&java_handler.handler);
         let job_started = Arc::clone(&started);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
@@ -363,7 +369,7 @@ impl SecurityGuard for JavaSecurityGuard {
                     return;
                 }
             };
-            match judge_in_java(env, &guard, &judged, &arguments) {
+            match judge_in_java(env, &guard, &names, &judged, &arguments) {
                 Ok(verdict) if gate.admit(&verdict) => {
                     job_started.store(true, Ordering::Release);
                     run_java_handler(
@@ -430,10 +436,11 @@ impl SecurityGuard for JavaSecurityGuard {
         let (answer, answered) = oneshot::channel();
         let call = guard_call(request);
         let guard = Arc::clone(&self.guard);
+        let names = Arc::clone(&self.names);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
             let verdict = callbacks::arguments_string(env, &call.arguments_json)
                 .map_err(guard_error)
-                .and_then(|arguments| judge_in_java(env, &guard, &call, &arguments));
+                .and_then(|arguments| judge_in_java(env, &guard, &names, &call, &arguments));
             let _ = answer.send(verdict);
         });
         if threads::submit(job).is_err() {

@@ -19,6 +19,7 @@ mod callbacks;
 mod error;
 mod handles;
 mod java_handler;
+mod java_names;
 mod java_ref;
 mod job_queue;
 mod log_layer;

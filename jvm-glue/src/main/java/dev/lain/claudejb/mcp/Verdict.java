@@ -6,10 +6,13 @@ import java.util.Objects;
 public final class Verdict {
     private final char kind;
     private final String text;
+    /** What {@link #encode} returns, made once: an allow, judged for most calls, is a constant. */
+    private final String encoded;
 
     private Verdict(char kind, String text) {
         this.kind = kind;
         this.text = text;
+        this.encoded = kind + text;
     }
 
     private static final Verdict ALLOW = new Verdict('A', "");
@@ -54,7 +57,7 @@ public final class Verdict {
 
     /** The encoding the native side decodes: one letter, then the text. */
     String encode() {
-        return kind + text;
+        return encoded;
     }
 
     @Override

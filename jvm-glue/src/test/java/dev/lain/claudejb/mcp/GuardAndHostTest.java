@@ -2,6 +2,7 @@ package dev.lain.claudejb.mcp;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import java.time.Duration;
@@ -121,6 +122,38 @@ public class GuardAndHostTest {
             assertEquals(new HashSet<>(judged), new HashSet<>(handled));
             assertEquals(calls, judged.size());
             assertTrue(mismatches.toString(), mismatches.isEmpty());
+        }
+    }
+
+    @Test
+    public void theNamesACallIsJudgedUnderAreMadeOnceForAServerSet() throws Exception {
+        // A server set makes the Java strings of its tools' names once and passes the same
+        // objects to every judgement; a fresh string per call would be a new object each time.
+        List<GuardRequest> judged = Collections.synchronizedList(new ArrayList<>());
+        SecurityGuard guard = request -> {
+            judged.add(request);
+            return Verdict.allow();
+        };
+        AtomicInteger runs = new AtomicInteger();
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
+            try (McpClient first = fixture.client(Server.CODE); McpClient second = fixture.client(Server.CODE)) {
+                for (int i = 0; i < 3; i++) {
+                    assertFalse(first.run("echo", "{}").isError());
+                    assertFalse(second.run("echo", "{}").isError());
+                }
+            }
+            assertEquals(6, judged.size());
+            GuardRequest firstJudged = judged.get(0);
+            for (GuardRequest request : judged) {
+                assertEquals(Server.CODE, request.server());
+                assertEquals("test", request.domain());
+                assertEquals("echo", request.tool());
+                assertSame(firstJudged.domain(), request.domain());
+                assertSame(firstJudged.tool(), request.tool());
+                assertTrue(request.concerns().isEmpty());
+            }
+            assertEquals(6, runs.get());
         }
     }
 
