@@ -374,7 +374,9 @@ impl JavaCallbacks {
                 "the Security Guard returned null instead of a Verdict".to_owned(),
             ));
         }
-        let verdict = env.cast_local::<JString>(verdict)?;
+        // SAFETY: `judge` is declared to return a `String` (the JVM checked the signature when
+        // it was resolved), so a non-null result is one; a checked cast would ask the JVM again.
+        let verdict = unsafe { env.as_cast_unchecked::<JString>(&verdict) };
         Ok(verdict.try_to_string(env)?)
     }
 
