@@ -12,6 +12,7 @@
 //!
 //! A cache belongs to one server set's guard, so its references go when the set stops.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -57,8 +58,15 @@ impl JavaNames {
         if self.lock().len() < MAX_CACHED_NAMES {
             let pinned = Arc::new(JavaRef::new(env, &fresh, "a name")?);
             // Another callback thread may have stored the same name meanwhile; either copy
-            // will do, and this one is then deleted here, on a JNI thread.
-            self.lock().entry(name.into()).or_insert(pinned);
+            // will do. The one not kept is deleted (a JNI call) after the lock is released.
+            let not_kept = match self.lock().entry(name.into()) {
+                Entry::Occupied(_) => Some(pinned),
+                Entry::Vacant(slot) => {
+                    slot.insert(pinned);
+                    None
+                }
+            };
+            drop(not_kept);
         }
         Ok(fresh)
     }
