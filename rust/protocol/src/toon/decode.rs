@@ -38,7 +38,9 @@ enum Frame {
         start: usize,
         /// The object's map once it has more than [`SMALL_OBJECT`] entries (see
         /// [`Parser::insert`]); `None` while its entries wait in [`Parser::entries`].
-        map: Option<Map<String, Value>>,
+        /// Boxed, as few objects grow that large: every frame opened, inserted into and
+        /// closed then carries a pointer rather than a whole map.
+        map: Option<Box<Map<String, Value>>>,
         slot: Slot,
         /// Lines shallower than this end the object.
         min_depth: usize,
@@ -262,7 +264,8 @@ impl<'t> Parser<'t, '_> {
         let following = self.lines.peek()?;
         // A colon before any bracket or quote settles it without the quote-aware scan.
         let bytes = content.as_bytes();
-        let has_colon = match first_colon_bracket_or_quote(bytes) {
+        let first_mark = first_colon_bracket_or_quote(bytes);
+        let has_colon = match first_mark {
             Some(at) if bytes[at] == b':' => true,
             None => false,
             Some(_) => find_unquoted(bytes, b':', 0).is_some(),
@@ -282,7 +285,13 @@ impl<'t> Parser<'t, '_> {
         self.check_nesting(&first, 1)?;
         let frame = self.object_frame(Slot::Root, 0, Some(0));
         self.frames.push(frame);
-        self.field_line(&first, first.content, 0)?;
+        match first_mark {
+            // A bare key: the line's shape is known, the search need not run again.
+            Some(colon) if bytes[colon] == b':' => {
+                self.plain_field(&first, first.content, 0, Some(colon))?;
+            }
+            _ => self.field_line(&first, first.content, 0)?,
+        }
         self.run()?;
         Ok(self.result.take().unwrap_or(Value::Null))
     }
@@ -371,7 +380,7 @@ impl<'t> Parser<'t, '_> {
             } => {
                 // A small object's entries are the top of `entries`; no key repeats among
                 // them, so collecting sizes the map once and never finds a duplicate.
-                let map = map.unwrap_or_else(|| self.entries.drain(start..).collect());
+                let map = map.map_or_else(|| self.entries.drain(start..).collect(), |map| *map);
                 self.deliver(Value::Object(map), slot)
             }
             Frame::List {
@@ -489,7 +498,7 @@ impl<'t> Parser<'t, '_> {
                 let mut grown = Map::with_capacity(2 * (pending.len() + 1));
                 grown.extend(self.entries.drain(*start..));
                 grown.insert(key, value);
-                *map = Some(grown);
+                *map = Some(Box::new(grown));
                 return Ok(());
             }
         };
@@ -636,12 +645,15 @@ impl<'t> Parser<'t, '_> {
                 None => find_unquoted(bytes, b':', from)
                     .ok_or_else(|| self.error_at(line, from, "missing colon after key"))?,
             };
-            let key_start = skip_spaces(bytes, from).min(colon);
-            let mut key_end = colon;
-            while key_end > key_start && bytes[key_end - 1] == b' ' {
-                key_end -= 1;
-            }
-            (self.text[key_start..key_end].to_owned(), colon + 1)
+            // `from` is the key's first byte, never a space (every caller passes the first
+            // byte after the indentation or the list hyphen's spaces).
+            let key = &self.text[from..colon];
+            let key = if key.ends_with(' ') {
+                key.trim_end_matches(' ')
+            } else {
+                key
+            };
+            (key.to_owned(), colon + 1)
         };
         let value_start = skip_spaces(bytes, after_colon);
         let rest = &bytes[value_start..];
@@ -1164,6 +1176,53 @@ mod tests {
             decode_default(text).expect("valid"),
             serde_json::json!({"p": 1, "q": {"r": ["a", "b"]}})
         );
+    }
+
+    #[test]
+    fn the_common_shapes_read_in_place_decode_like_the_rest() {
+        // Bare keys end at their colon or before spaces; short integers, quoted strings
+        // without escapes and objects past the small size each take a path of their own,
+        // and their neighbours (decimals, long integers, escapes, a missing quote) another.
+        let many: String = (0..12).map(|n| format!("  k{n}: {n}\n")).collect();
+        let cases = [
+            ("a : 1\nb  :x", Ok(serde_json::json!({"a": 1, "b": "x"}))),
+            (
+                "l[1]:\n  - k  : v\n    m: -3",
+                Ok(serde_json::json!({"l": [{"k": "v", "m": -3}]})),
+            ),
+            (
+                "i: 7\nn: -0\nd: 1.25\ne: 1e3\nz: 05\nbig: 123456789012345678901",
+                Ok(serde_json::json!({
+                    "i": 7, "n": 0, "d": 1.25, "e": 1000, "z": "05",
+                    "big": "123456789012345678901"
+                })),
+            ),
+            (
+                "s: \"plain\"\nt: \"a\\\"b\\n\"\nu: \"\"",
+                Ok(serde_json::json!({"s": "plain", "t": "a\"b\n", "u": ""})),
+            ),
+            ("s: \"open", Err((1, 4))),
+            ("s: \"bad\\q\"", Err((1, 8))),
+            ("s: \"x\" y", Err((1, 7))),
+        ];
+        for (text, expected) in cases {
+            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
+            assert_eq!(decoded, expected, "{text:?}");
+        }
+        let large = decode_default(&format!("o:\n{many}")).expect("valid");
+        let keys: Vec<&str> = large["o"]
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys.len(), 12);
+        assert_eq!(
+            (keys[0], keys[11], &large["o"]["k11"]),
+            ("k0", "k11", &serde_json::json!(11))
+        );
+        let error = decode_default(&format!("o:\n{many}  k3: 0")).expect_err("duplicate key");
+        assert_eq!((error.line(), error.column()), (14, 3), "{error}");
     }
 
     #[test]

@@ -202,6 +202,10 @@ fn scan_number_shape(text: &[u8], start: usize) -> Option<NumberShape> {
 /// `/^-?(0|[1-9]\d*)(\.\d+)?(e[+-]?\d+)?$/i` (the caller then keeps it as a
 /// string); otherwise the number, or the token as a string when it cannot be
 /// represented without loss (see the module policy).
+///
+/// The short integer, the most common number, is read where the token is; everything
+/// else is a call (as a call, the short integer paid as much again for it).
+#[inline]
 pub(crate) fn decode_number(token: &str) -> Option<Value> {
     let bytes = token.as_bytes();
     let negative = bytes.first() == Some(&b'-');
@@ -214,6 +218,14 @@ pub(crate) fn decode_number(token: &str) -> Option<Value> {
             Number::from(magnitude)
         }));
     }
+    decode_other_number(token, negative)
+}
+
+/// [`decode_number`] for every token but a short integer.
+#[inline(never)]
+fn decode_other_number(token: &str, negative: bool) -> Option<Value> {
+    let bytes = token.as_bytes();
+    let start = usize::from(negative);
     if let Some(magnitude) = short_decimal(&bytes[start..]) {
         let float = if negative { -magnitude } else { magnitude };
         return Some(float_to_value(float).unwrap_or_else(|| Value::String(token.to_owned())));

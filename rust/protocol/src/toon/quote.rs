@@ -198,18 +198,27 @@ pub(crate) fn find_closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
 
 /// Decodes the quoted string whose opening quote is at `open` in `text`.
 /// Returns the string and the index just past its closing quote.
+///
+/// A string without escapes, the most common, is read where the call is; the rest is a
+/// call of its own.
+#[inline]
 pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), QuoteError> {
     let bytes = text.as_bytes();
     let body_start = open + 1;
-    // Fast path: no escapes before the closing quote.
     match find_either(b'"', b'\\', &bytes[body_start..]) {
-        None => return Err((open, "unterminated string: missing closing quote")),
         Some(offset) if bytes[body_start + offset] == b'"' => {
             let close = body_start + offset;
-            return Ok((text[body_start..close].to_owned(), close + 1));
+            Ok((text[body_start..close].to_owned(), close + 1))
         }
-        Some(_) => {}
+        _ => decode_escaped(text, open),
     }
+}
+
+/// [`decode_quoted`] for a string with an escape (or without its closing quote).
+#[inline(never)]
+fn decode_escaped(text: &str, open: usize) -> Result<(String, usize), QuoteError> {
+    let bytes = text.as_bytes();
+    let body_start = open + 1;
     let mut out = String::with_capacity(bytes.len() - body_start);
     let mut i = body_start;
     loop {
