@@ -5,7 +5,9 @@
 //! its key — and stop with an error as soon as the count passes the budget, so a small
 //! message cannot expand into a huge value (a long table key copied into every row, a dense
 //! array of one-digit numbers). The count is a lower estimate of the heap the value takes;
-//! growth slack of vectors and maps comes on top, at most about as much again.
+//! growth slack of vectors and maps comes on top, at most about as much again. Room made in
+//! advance is counted as what it would hold: an array's declared length, a TOON object's map
+//! sized like its predecessor's and left partly empty.
 
 use serde_json::Value;
 

@@ -184,3 +184,36 @@ fn lists_that_declare_more_items_than_they_have_are_charged_for_what_they_reserv
     );
     assert!(peak <= bound(text.len()), "peak {peak} bytes");
 }
+
+#[test]
+fn objects_made_with_more_room_than_they_use_are_charged_for_it() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // An object's map is made as large as the last one closed at its depth: list items of
+    // sixteen keys and of one key, taking turns, make every one-key item with room for
+    // sixteen. The room counts: without it the value would take about 11× the text, with it
+    // about 20×, over the budget of 16× (and 1 MiB).
+    let pairs = 8000;
+    let mut text = format!("l[{}]:\n", 2 * pairs);
+    for _ in 0..pairs {
+        text.push_str("  - k0: 1\n");
+        for key in 1..16 {
+            text.push_str(&format!("    k{key}: 1\n"));
+        }
+        text.push_str("  - a: 1\n");
+    }
+    let (result, peak) = peak_of(|| toon::decode(&text, &DecodeOptions::default()));
+    let error = result.unwrap_err();
+    assert!(error.message().contains("would take more than"), "{error}");
+    assert!(peak <= bound(text.len()), "peak {peak} bytes");
+    // The same items, all of one shape, leave no room unused and decode.
+    let uniform: String = text
+        .lines()
+        .filter(|line| !line.ends_with("a: 1"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let uniform = uniform.replacen(&format!("l[{}]", 2 * pairs), &format!("l[{pairs}]"), 1);
+    let decoded = toon::decode(&uniform, &DecodeOptions::default()).unwrap();
+    assert_eq!(decoded["l"].as_array().map(Vec::len), Some(pairs));
+}

@@ -34,13 +34,11 @@ enum Slot {
 
 enum Frame {
     Object {
-        /// Where this object's entries start in [`Parser::entries`] while it is small.
-        start: usize,
-        /// The object's map once it has more than [`SMALL_OBJECT`] entries (see
-        /// [`Parser::insert`]); `None` while its entries wait in [`Parser::entries`].
-        /// Boxed, as few objects grow that large: every frame opened, inserted into and
-        /// closed then carries a pointer rather than a whole map.
-        map: Option<Box<Map<String, Value>>>,
+        /// The object's map, made with room for as many entries as the last object closed
+        /// at the same depth had (see [`SizeGuesses`]).
+        map: Map<String, Value>,
+        /// The room it was made with.
+        room: usize,
         slot: Slot,
         /// Lines shallower than this end the object.
         min_depth: usize,
@@ -59,9 +57,37 @@ enum Frame {
     },
 }
 
-/// Objects with up to this many entries are checked for duplicate keys by comparing the
-/// keys; larger ones move into their map, whose hash lookup takes over.
-const SMALL_OBJECT: usize = 8;
+/// How many entries to make an object's map with, by the depth of its frame: as many as
+/// the last object closed at that depth had.
+///
+/// TOON gives no object's size before its lines, and growing a map entry by entry
+/// reallocates its entry vector and hash table (4 -> 8 -> ...) and rehashes every key. Siblings
+/// at one depth (the items of a list, the nodes of one level of a tree) tend to have the same
+/// shape, so the last one's size is a good guess; a wrong one costs a growth, or room left
+/// unused, which is charged to the budget when the object closes (see [`Parser::close_frame`]).
+/// Objects deeper than the table share its last slot.
+struct SizeGuesses([u8; SIZE_GUESS_DEPTHS]);
+
+const SIZE_GUESS_DEPTHS: usize = 16;
+/// The guess before any object at a depth has closed: the four members of a request
+/// (`jsonrpc`, `id`, `method`, `params`), the arguments of most tool calls.
+const FIRST_SIZE_GUESS: u8 = 4;
+/// No guess is larger: room past it is left to growth, so one large object does not make its
+/// siblings large.
+const MAX_SIZE_GUESS: usize = 16;
+
+impl SizeGuesses {
+    #[inline]
+    fn at(&self, depth: usize) -> usize {
+        usize::from(self.0[depth.min(SIZE_GUESS_DEPTHS - 1)])
+    }
+
+    #[inline]
+    fn learn(&mut self, depth: usize, entries: usize) {
+        // At most MAX_SIZE_GUESS, which fits a byte.
+        self.0[depth.min(SIZE_GUESS_DEPTHS - 1)] = entries.min(MAX_SIZE_GUESS) as u8;
+    }
+}
 
 /// A decode in progress; `'w` is the borrow of this thread's [`Scratch`].
 struct Parser<'t, 'w> {
@@ -71,12 +97,8 @@ struct Parser<'t, 'w> {
     max_depth: usize,
     frames: &'w mut Vec<Frame>,
     result: Option<Value>,
-    /// The entries of the open objects that are still small, innermost last.
-    ///
-    /// Each map is built once its object closes, with room for exactly its entries:
-    /// growing a map entry by entry reallocates its hash table and entry vector
-    /// (4 -> 8 -> ...) and rehashes every key, which is most of what an object costs.
-    entries: &'w mut Vec<(String, Value)>,
+    /// How large to make the next object's map at each depth.
+    size_guesses: SizeGuesses,
     /// Reused buffer for the cells of one row.
     cells: &'w mut Vec<Value>,
     /// What the value built so far may still take (see [`crate::budget`]).
@@ -88,21 +110,19 @@ struct Parser<'t, 'w> {
 /// The parser's working vectors, kept per thread from one decode to the next.
 ///
 /// A fresh parser would allocate them for every message: for a small request that is most
-/// of its allocations, and a frame stack or entry buffer of a kilobyte or more is a request
+/// of its allocations, and a frame stack or cell buffer of a kilobyte or more is a request
 /// the allocator serves from its large bins, which first consolidates every small block
 /// freed since (the previous message's value) — more work than decoding the message.
 /// Between decodes the vectors are empty; their capacities are capped by [`Scratch::keep`].
 #[derive(Default)]
 struct Scratch {
     frames: Vec<Frame>,
-    entries: Vec<(String, Value)>,
     cells: Vec<Value>,
 }
 
 /// Capacities a thread keeps between decodes; a vector that grew past its cap for one
 /// unusual message is freed rather than held.
 const KEPT_FRAMES: usize = 64;
-const KEPT_ENTRIES: usize = 256;
 const KEPT_CELLS: usize = 256;
 
 impl Scratch {
@@ -115,13 +135,12 @@ impl Scratch {
             }
         }
         reset(&mut self.frames, KEPT_FRAMES);
-        reset(&mut self.entries, KEPT_ENTRIES);
         reset(&mut self.cells, KEPT_CELLS);
     }
 }
 
 thread_local! {
-    /// Borrowed, in place, while a decode runs: moving the three vectors out and back
+    /// Borrowed, in place, while a decode runs: moving the vectors out and back
     /// for every message was a tenth of what decoding a one-line message costs.
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
@@ -148,11 +167,7 @@ fn decode_with(
     let max_decoded_bytes = options
         .max_decoded_bytes
         .unwrap_or_else(|| decode_budget(text.len()));
-    let Scratch {
-        frames,
-        entries,
-        cells,
-    } = scratch;
+    let Scratch { frames, cells } = scratch;
     let decoded = Parser {
         text,
         lines: Lines::new(text, options.indent, options.strict),
@@ -160,13 +175,13 @@ fn decode_with(
         max_depth: options.max_depth,
         frames,
         result: None,
-        entries,
+        size_guesses: SizeGuesses([FIRST_SIZE_GUESS; SIZE_GUESS_DEPTHS]),
         cells,
         budget: Budget::new(max_decoded_bytes),
         max_decoded_bytes,
     }
     .document();
-    // A failed decode leaves its open frames and entries behind; the next one starts empty.
+    // A failed decode leaves its open frames behind; the next one starts empty.
     scratch.keep();
     decoded
 }
@@ -204,6 +219,13 @@ impl<'t> Parser<'t, '_> {
             return Ok(());
         }
         Err(self.error_line(line, over_budget(self.max_decoded_bytes, self.text.len())))
+    }
+
+    /// The budget error for a charge made after a line, not for it (an object's unused room).
+    #[cold]
+    fn over_budget_at_last_line(&self) -> DecodeError {
+        let message = over_budget(self.max_decoded_bytes, self.text.len());
+        DecodeError::new(self.lines.last_consumed.max(1), 1, message)
     }
 
     fn content(&self, line: &Line) -> &'t str {
@@ -376,12 +398,18 @@ impl<'t> Parser<'t, '_> {
         };
         match frame {
             Frame::Object {
-                start, map, slot, ..
+                map, room, slot, ..
             } => {
-                // A small object's entries are the top of `entries`; no key repeats among
-                // them, so collecting sizes the map once and never finds a duplicate.
-                let map = map.map_or_else(|| self.entries.drain(start..).collect(), |map| *map);
-                self.deliver(Value::Object(map), slot)
+                let unused = room.saturating_sub(map.len());
+                self.size_guesses.learn(self.frames.len(), map.len());
+                self.deliver(Value::Object(map), slot)?;
+                // Room made and not used is heap the value keeps: charged like entries, so
+                // the budget still bounds what a message builds (after the object has gone
+                // to its place, so that a failure has nothing of its own to drop).
+                if unused > 0 && !self.budget.take(unused * ENTRY_BYTES) {
+                    return Err(self.over_budget_at_last_line());
+                }
+                Ok(())
             }
             Frame::List {
                 items,
@@ -440,11 +468,12 @@ impl<'t> Parser<'t, '_> {
         }
     }
 
-    /// A new object frame whose entries start at the top of `entries`.
+    /// A new object frame, its map sized by the guess for its depth.
     fn object_frame(&self, slot: Slot, min_depth: usize, field_depth: Option<usize>) -> Frame {
+        let room = self.size_guesses.at(self.frames.len());
         Frame::Object {
-            start: self.entries.len(),
-            map: None,
+            map: Map::with_capacity(room),
+            room,
             slot,
             min_depth,
             field_depth,
@@ -465,42 +494,19 @@ impl<'t> Parser<'t, '_> {
         offset: usize,
     ) -> Result<(), DecodeError> {
         self.charge(line, ENTRY_BYTES + key.len())?;
-        let Some(Frame::Object { start, map, .. }) = self.frames.last_mut() else {
+        let Some(Frame::Object { map, .. }) = self.frames.last_mut() else {
             return Ok(());
         };
-        let duplicate = if let Some(map) = map {
-            match map.entry(key) {
-                serde_json::map::Entry::Vacant(entry) => {
-                    entry.insert(value);
-                    return Ok(());
-                }
-                serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
-                    entry.insert(value);
-                    return Ok(());
-                }
-                serde_json::map::Entry::Occupied(entry) => entry.key().clone(),
-            }
-        } else {
-            let pending = &mut self.entries[*start..];
-            if let Some(at) = position_of_key(pending, &key) {
-                let entry = &mut pending[at];
-                if !self.strict {
-                    entry.1 = value;
-                    return Ok(());
-                }
-                key
-            } else if pending.len() < SMALL_OBJECT {
-                self.entries.push((key, value));
-                return Ok(());
-            } else {
-                // Too many entries to keep comparing keys one by one: the object moves
-                // into its map, which has room to grow without rehashing at once.
-                let mut grown = Map::with_capacity(2 * (pending.len() + 1));
-                grown.extend(self.entries.drain(*start..));
-                grown.insert(key, value);
-                *map = Some(Box::new(grown));
+        let duplicate = match map.entry(key) {
+            serde_json::map::Entry::Vacant(entry) => {
+                entry.insert(value);
                 return Ok(());
             }
+            serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
+                entry.insert(value);
+                return Ok(());
+            }
+            serde_json::map::Entry::Occupied(entry) => entry.key().clone(),
         };
         Err(self.error_at(line, offset, format!("duplicate key \"{duplicate}\"")))
     }
@@ -1090,23 +1096,6 @@ fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
     super::swar::find_any_of_three(b':', b'[', b'"', bytes)
 }
 
-/// Where `key` is among an open object's pending entries.
-///
-/// A plain loop rather than `Iterator::position`, which stayed an out-of-line call per
-/// line; most keys differ from the others in length, so their bytes are seldom compared.
-#[inline(always)]
-fn position_of_key(pending: &[(String, Value)], key: &str) -> Option<usize> {
-    let mut at = 0;
-    while at < pending.len() {
-        let seen = pending[at].0.as_bytes();
-        if seen.len() == key.len() && seen == key.as_bytes() {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
-}
-
 /// What the objects of one row take besides their cells: an entry and a key copy for every
 /// field and every group.
 fn fields_cost(fields: &Fields) -> usize {
@@ -1167,7 +1156,7 @@ mod tests {
 
     #[test]
     fn a_failed_decode_leaves_nothing_for_the_next_one() {
-        // Fails three objects deep, with entries and an open list still on the stacks.
+        // Fails three objects deep, with open maps and an open list still on the stack.
         let broken = "a:\n  b: 1\n  c[1]:\n    - x: 1\n      y:\n        z: 2\n        z: 3";
         let error = decode_default(broken).expect_err("duplicate key");
         assert_eq!((error.line(), error.column()), (7, 9), "{error}");
@@ -1273,7 +1262,7 @@ mod tests {
         assert_eq!(value["rows"][0]["f999"], serde_json::json!(999));
         let kept = SCRATCH.with(|cell| cell.take());
         assert!(kept.cells.is_empty() && kept.cells.capacity() <= KEPT_CELLS);
-        assert!(kept.frames.is_empty() && kept.entries.is_empty());
+        assert!(kept.frames.is_empty());
         // A small document leaves its vectors for the next decode on this thread.
         decode_default("a:\n  b:\n    c: 1").expect("valid");
         let kept = SCRATCH.with(|cell| cell.take());
