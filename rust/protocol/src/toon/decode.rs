@@ -69,8 +69,8 @@ enum Frame {
 struct SizeGuesses([u8; SIZE_GUESS_DEPTHS]);
 
 const SIZE_GUESS_DEPTHS: usize = 16;
-/// The guess before any object at a depth has closed: the four members of a request
-/// (`jsonrpc`, `id`, `method`, `params`), the arguments of most tool calls.
+/// The guess before any object at a depth has closed: the four members of a JSON-RPC request
+/// (`jsonrpc`, `id`, `method`, `params`), the root of most messages.
 const FIRST_SIZE_GUESS: u8 = 4;
 /// No guess is larger: room past it is left to growth, so one large object does not make its
 /// siblings large.
@@ -1169,9 +1169,10 @@ mod tests {
 
     #[test]
     fn the_common_shapes_read_in_place_decode_like_the_rest() {
-        // Bare keys end at their colon or before spaces; short integers, quoted strings
-        // without escapes and objects past the small size each take a path of their own,
-        // and their neighbours (decimals, long integers, escapes, a missing quote) another.
+        // Bare keys end at their colon or before spaces; short integers and quoted strings
+        // without escapes each take a path of their own, and their neighbours (decimals,
+        // long integers, escapes, a missing quote) another; an object of more entries than
+        // its map was first made for grows, keeping its order and its duplicate check.
         let many: String = (0..12).map(|n| format!("  k{n}: {n}\n")).collect();
         let cases = [
             ("a : 1\nb  :x", Ok(serde_json::json!({"a": 1, "b": "x"}))),
