@@ -210,17 +210,20 @@ pub(crate) fn decode_quoted(text: &str, open: usize) -> Result<(String, usize), 
             let close = body_start + offset;
             Ok((text[body_start..close].to_owned(), close + 1))
         }
-        _ => decode_escaped(text, open),
+        Some(offset) => decode_escaped(text, open, body_start + offset),
+        None => Err((open, "unterminated string: missing closing quote")),
     }
 }
 
-/// [`decode_quoted`] for a string with an escape (or without its closing quote).
+/// [`decode_quoted`] for a string whose first escape is the backslash at `escape`.
 #[inline(never)]
-fn decode_escaped(text: &str, open: usize) -> Result<(String, usize), QuoteError> {
+fn decode_escaped(text: &str, open: usize, escape: usize) -> Result<(String, usize), QuoteError> {
     let bytes = text.as_bytes();
     let body_start = open + 1;
     let mut out = String::with_capacity(bytes.len() - body_start);
-    let mut i = body_start;
+    // The bytes before the escape were searched already: they are copied, not searched again.
+    out.push_str(&text[body_start..escape]);
+    let mut i = escape;
     loop {
         let Some(offset) = find_either(b'"', b'\\', &bytes[i..]) else {
             return Err((open, "unterminated string: missing closing quote"));
