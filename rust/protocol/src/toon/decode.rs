@@ -1154,6 +1154,17 @@ mod tests {
         decode(text, &DecodeOptions::default())
     }
 
+    /// A text and what it decodes to: its value, or the (line, column) it fails at.
+    type Case<'t> = (&'t str, Result<Value, (usize, usize)>);
+
+    /// Each text decodes as its case says.
+    fn assert_decodes(cases: &[Case<'_>]) {
+        for (text, expected) in cases {
+            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
+            assert_eq!(&decoded, expected, "{text:?}");
+        }
+    }
+
     #[test]
     fn a_failed_decode_leaves_nothing_for_the_next_one() {
         // Fails three objects deep, with open maps and an open list still on the stack.
@@ -1195,10 +1206,7 @@ mod tests {
             ("s: \"bad\\q\"", Err((1, 8))),
             ("s: \"x\" y", Err((1, 7))),
         ];
-        for (text, expected) in cases {
-            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
-            assert_eq!(decoded, expected, "{text:?}");
-        }
+        assert_decodes(&cases);
         let large = decode_default(&format!("o:\n{many}")).expect("valid");
         let keys: Vec<&str> = large["o"]
             .as_object()
@@ -1242,10 +1250,7 @@ mod tests {
             ("o:\n  a[2]x: y", Err((2, 7))),
             ("o:\n  a\"b[2]: x", Err((2, 3))),
         ];
-        for (text, expected) in cases {
-            let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
-            assert_eq!(decoded, expected, "{text:?}");
-        }
+        assert_decodes(&cases);
     }
 
     #[test]
