@@ -35,7 +35,7 @@ enum Slot {
 enum Frame {
     Object {
         /// The object's map, made with room for as many entries as the last object closed
-        /// at the same depth had (see [`SizeGuesses`]).
+        /// at the same depth had, rounded up to its table's (see [`SizeGuesses`]).
         map: Map<String, Value>,
         /// The room it was made with.
         room: usize,
@@ -58,7 +58,7 @@ enum Frame {
 }
 
 /// How many entries to make an object's map with, by the depth of its frame: as many as
-/// the last object closed at that depth had.
+/// the last object closed at that depth had, rounded up by [`room_for`].
 ///
 /// TOON gives no object's size before its lines, and growing a map entry by entry
 /// reallocates its entry vector and hash table (4 -> 8 -> ...) and rehashes every key. Siblings
@@ -79,13 +79,30 @@ const MAX_SIZE_GUESS: usize = 16;
 impl SizeGuesses {
     #[inline]
     fn at(&self, depth: usize) -> usize {
-        usize::from(self.0[depth.min(SIZE_GUESS_DEPTHS - 1)])
+        room_for(usize::from(self.0[depth.min(SIZE_GUESS_DEPTHS - 1)]))
     }
 
     #[inline]
     fn learn(&mut self, depth: usize, entries: usize) {
         // At most MAX_SIZE_GUESS, which fits a byte.
         self.0[depth.min(SIZE_GUESS_DEPTHS - 1)] = entries.min(MAX_SIZE_GUESS) as u8;
+    }
+}
+
+/// The room to make a map with for `guess` entries: as many as its hash table holds anyway.
+///
+/// A map made for `n` entries gets a table of 4, 8 or 16 buckets, which holds 3, 7 or 14
+/// entries before it grows, beside a vector of exactly `n`. Making the vector as large as the
+/// table costs a few slots of heap where a guess one short would cost a reallocation of the
+/// vector (the table would not have grown). Larger guesses are taken as they are.
+#[inline]
+fn room_for(guess: usize) -> usize {
+    match guess {
+        0 => 0,
+        1..=3 => 3,
+        4..=7 => 7,
+        8..=14 => 14,
+        larger => larger,
     }
 }
 
@@ -1162,6 +1179,20 @@ mod tests {
         for (text, expected) in cases {
             let decoded = decode_default(text).map_err(|e| (e.line(), e.column()));
             assert_eq!(&decoded, expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_map_is_made_with_the_room_its_hash_table_holds() {
+        // The table under `Map` holds each entry's index, a `usize`; the standard library's
+        // set is the same kind of table, so what a set of `usize` holds when made for `guess`
+        // is what an object's map holds before it grows.
+        for guess in 0..=14 {
+            let table = std::collections::HashSet::<usize>::with_capacity(guess).capacity();
+            assert_eq!(room_for(guess), table, "a guess of {guess}");
+        }
+        for guess in 15..=MAX_SIZE_GUESS {
+            assert_eq!(room_for(guess), guess);
         }
     }
 
