@@ -500,6 +500,11 @@ impl<'t> Parser<'t, '_> {
     /// Inserts into the innermost open object, rejecting a key seen before
     /// (strict mode) or replacing its value in place (non-strict: the last one wins).
     ///
+    /// One insert that replaces, rather than a look-up and then an insert: the key is hashed
+    /// and its slot found once. A duplicate in strict mode fails the whole decode, so the
+    /// value it replaced is never seen; the key, which the insert dropped, is read again
+    /// from the line for the message.
+    ///
     /// Inlined, like [`Parser::field_line`] and [`Parser::trimmed_primitive`]: they run once
     /// per line, and as calls their register saves and restores were a tenth of a line's cost.
     #[inline(always)]
@@ -514,18 +519,48 @@ impl<'t> Parser<'t, '_> {
         let Some(Frame::Object { map, .. }) = self.frames.last_mut() else {
             return Ok(());
         };
-        let duplicate = match map.entry(key) {
-            serde_json::map::Entry::Vacant(entry) => {
-                entry.insert(value);
-                return Ok(());
-            }
-            serde_json::map::Entry::Occupied(mut entry) if !self.strict => {
-                entry.insert(value);
-                return Ok(());
-            }
-            serde_json::map::Entry::Occupied(entry) => entry.key().clone(),
+        // `Map::insert` keeps a replaced entry where it was, as the last-one-wins rule wants.
+        if map.insert(key, value).is_none() || !self.strict {
+            return Ok(());
+        }
+        Err(self.duplicate_key(line, offset))
+    }
+
+    /// The error for a key at `offset` of `line` that its object already has.
+    #[cold]
+    #[inline(never)]
+    fn duplicate_key(&self, line: &Line, offset: usize) -> DecodeError {
+        let key = self.key_at(line, offset);
+        self.error_at(line, offset, format!("duplicate key \"{key}\""))
+    }
+
+    /// The key of the field at `offset` of `line`, read the way [`Parser::field_line`]
+    /// (and a list item's first field) read it: a header's key when the line is a header,
+    /// else a quoted or bare key before the colon.
+    fn key_at(&self, line: &Line, offset: usize) -> String {
+        let bytes = &self.text.as_bytes()[offset..line.end];
+        let plain = match first_colon_bracket_or_quote(bytes) {
+            Some(at) if bytes[at] == b':' => true,
+            Some(0) if bytes[0] == b'"' => !matches!(
+                super::quote::find_closing_quote(bytes, 0).map(|close| bytes.get(close + 1)),
+                None | Some(Some(b'['))
+            ),
+            _ => false,
         };
-        Err(self.error_at(line, offset, format!("duplicate key \"{duplicate}\"")))
+        if !plain {
+            if let Ok(Some(Header { key: Some(key), .. })) = self.header_at(line, offset) {
+                return key;
+            }
+        }
+        if bytes.first() == Some(&b'"') {
+            return self
+                .quoted_key(line, offset)
+                .map_or_else(|_| String::new(), |(key, _)| key);
+        }
+        let colon = find_unquoted(bytes, b':', 0).unwrap_or(bytes.len());
+        self.text[offset..offset + colon]
+            .trim_end_matches(' ')
+            .to_owned()
     }
 
     fn push_frame(&mut self, frame: Frame, line: &Line) -> Result<(), DecodeError> {
@@ -1193,6 +1228,36 @@ mod tests {
         }
         for guess in 15..=MAX_SIZE_GUESS {
             assert_eq!(room_for(guess), guess);
+        }
+    }
+
+    #[test]
+    fn a_duplicate_key_is_named_as_it_was_read_in_every_form_of_key() {
+        // (text, the duplicate's line and column, the key the message names)
+        let cases = [
+            ("a: 1\na: 2", (2, 1), "a"),
+            ("a: 1\na  : 2", (2, 1), "a"),
+            ("\"x y\": 1\n\"x y\": 2", (2, 1), "x y"),
+            ("\"q\\\"t\": 1\n\"q\\\"t\" : 2", (2, 1), "q\"t"),
+            ("k[2]: a,b\nk: 1", (2, 1), "k"),
+            ("k: 1\nk[2]: a,b", (2, 1), "k"),
+            ("k: 1\nk[1]:\n  - x", (2, 1), "k"),
+            ("\"h k\": 1\n\"h k\"[1]: x", (2, 1), "h k"),
+            ("\"h k\"[1]: x\n\"h k\": 2", (2, 1), "h k"),
+            ("k: 1\nk[1]{f}:\n  2", (2, 1), "k"),
+            ("l[1]:\n  - a: 1\n    a: 2", (3, 5), "a"),
+            ("l[1]:\n  - k[1]: x\n    k: 2", (3, 5), "k"),
+            ("l[1]:\n  - k: 1\n    k[1]: x", (3, 5), "k"),
+            ("o:\n  b: 1\no:\n  c: 2", (3, 1), "o"),
+        ];
+        for (text, at, key) in cases {
+            let error = decode_default(text).expect_err(text);
+            assert_eq!((error.line(), error.column()), at, "{text:?}: {error}");
+            assert_eq!(
+                error.message(),
+                format!("duplicate key \"{key}\""),
+                "{text:?}"
+            );
         }
     }
 
