@@ -563,6 +563,7 @@ impl<'t> Parser<'t, '_> {
             .to_owned()
     }
 
+    #[inline(always)]
     fn push_frame(&mut self, frame: Frame, line: &Line) -> Result<(), DecodeError> {
         self.check_nesting(line, 1)?;
         self.frames.push(frame);

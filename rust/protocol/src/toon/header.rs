@@ -263,28 +263,34 @@ fn plain_header(content: &str) -> Option<Header> {
 pub(crate) fn plain_header_at(content: &str, bracket: usize) -> Option<Header> {
     let bytes = content.as_bytes();
     let raw_key = &content[..bracket];
-    if raw_key.ends_with([' ', '\t']) {
-        return None; // An error, which the full parser words.
+    // Spaces or a tab around the key: the full parser trims them, or words the error.
+    if raw_key.starts_with(' ') || raw_key.ends_with([' ', '\t']) {
+        return None;
     }
-    // At most 18 digits cannot overflow; longer lengths take the full parser.
-    let digits = bytes[bracket + 1..]
-        .iter()
-        .take(19)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    let close = bracket + 1 + digits;
-    let canonical = digits == 1 || (digits > 1 && digits <= 18 && bytes[bracket + 1] != b'0');
+    // At most 18 digits cannot overflow; a 19th digit is not the `]`, and longer lengths
+    // take the full parser.
+    let first_digit = bracket + 1;
+    let mut close = first_digit;
+    let mut length = 0u64;
+    while close - first_digit < 18 {
+        match bytes.get(close) {
+            Some(&digit) if digit.is_ascii_digit() => {
+                length = length * 10 + u64::from(digit - b'0');
+                close += 1;
+            }
+            _ => break,
+        }
+    }
+    let digits = close - first_digit;
+    let canonical = digits == 1 || (digits > 1 && bytes[first_digit] != b'0');
     if !canonical || bytes.get(close) != Some(&b']') || bytes.get(close + 1) != Some(&b':') {
         return None;
     }
-    let length = bytes[bracket + 1..close]
-        .iter()
-        .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
     // Like the full parser: a length beyond usize still forms a header.
     let length = usize::try_from(length).unwrap_or(usize::MAX);
     let value_start = skip_spaces(bytes, close + 2);
     Some(Header {
-        key: (bracket > 0).then(|| trim_spaces(raw_key).to_owned()),
+        key: (bracket > 0).then(|| raw_key.to_owned()),
         length,
         delimiter: Delimiter::Comma,
         keyed: false,
@@ -505,6 +511,8 @@ mod tests {
             "tags[3]: alpha,\"beta, gamma\",δ",
             "a.b_c[12]:   x",
             "key[999999999999999999]:",
+            "k[10]: x",
+            "k[7]:x",
             "k[2]: {x},[y]",
         ];
         for content in plain {
@@ -529,6 +537,10 @@ mod tests {
             "k: [1]: x",
             "k[1]",
             "k[1234567890123456789]:",
+            "k[1234567890123456789",
+            " k[1]: x",
+            "k[1x]: x",
+            "k[1",
         ] {
             assert!(plain_header(content).is_none(), "{content}");
         }
