@@ -354,18 +354,14 @@ impl<'t> Parser<'t, '_> {
                     ..
                 } => {
                     let min_depth = *min_depth;
-                    let line = match self.lines.peek()? {
-                        Some(line) if line.depth >= min_depth => line,
-                        _ => {
-                            self.close_frame()?;
-                            continue;
-                        }
+                    let Some(line) = self.lines.next_if(|line| line.depth >= min_depth)? else {
+                        self.close_frame()?;
+                        continue;
                     };
                     let depth = *field_depth.get_or_insert(line.depth);
                     if line.depth != depth {
                         return Err(self.over_indented(&line, depth));
                     }
-                    self.lines.advance();
                     self.field_line(&line, line.content, depth)?;
                 }
                 Frame::List {
@@ -380,20 +376,22 @@ impl<'t> Parser<'t, '_> {
                         continue;
                     }
                     let (base_depth, item_depth) = (*base_depth, *item_depth);
-                    let line = match self.lines.peek()? {
-                        Some(line) if line.depth > base_depth => line,
-                        _ => {
-                            self.close_frame()?;
-                            continue;
-                        }
+                    // Taken: an item, or a line deeper than the list that is not at the items'
+                    // depth (an error). Anything else ends the list and is left for its parent.
+                    let text = self.text;
+                    let Some(line) = self.lines.next_if(|line| {
+                        let content = &text.as_bytes()[line.content..line.end];
+                        line.depth > base_depth
+                            && (line.depth != item_depth
+                                || content == b"-"
+                                || content.starts_with(b"- "))
+                    })?
+                    else {
+                        self.close_frame()?;
+                        continue;
                     };
                     if line.depth != item_depth {
                         return Err(self.over_indented(&line, item_depth));
-                    }
-                    let content = self.content(&line);
-                    if !(content == "-" || content.starts_with("- ")) {
-                        self.close_frame()?;
-                        continue;
                     }
                     if let Some(Frame::List {
                         first_item_line, ..
@@ -401,7 +399,6 @@ impl<'t> Parser<'t, '_> {
                     {
                         first_item_line.get_or_insert(line.number);
                     }
-                    self.lines.advance();
                     self.list_item(&line, item_depth)?;
                 }
             }
@@ -910,20 +907,20 @@ impl<'t> Parser<'t, '_> {
         let mut rows = Vec::with_capacity(capacity);
         let mut first_row = None;
         let mut last_row = line.number;
+        let text = self.text;
         while !self.strict || rows.len() < header.length {
-            let Some(next) = self.lines.peek()? else {
+            // Taken: a row, or a line deeper than the header that is not at the rows' depth
+            // (an error). Anything else ends the table and is left for what follows.
+            let Some(next) = self.lines.next_if(|next| {
+                next.depth > base_depth
+                    && (next.depth != row_depth || is_row(text, next, delimiter))
+            })?
+            else {
                 break;
             };
-            if next.depth <= base_depth {
-                break;
-            }
             if next.depth != row_depth {
                 return Err(self.over_indented(&next, row_depth));
             }
-            if !self.is_row(&next, delimiter) {
-                break;
-            }
-            self.lines.advance();
             first_row.get_or_insert(next.number);
             last_row = next.number;
             self.charge(&next, row_cost)?;
@@ -953,11 +950,7 @@ impl<'t> Parser<'t, '_> {
     /// Row or key-value line? A row has no unquoted colon before its first
     /// unquoted delimiter.
     fn is_row(&self, line: &Line, delimiter: Delimiter) -> bool {
-        let bytes = self.content(line).as_bytes();
-        match find_unquoted2(bytes, delimiter.as_byte(), b':', 0) {
-            Some(at) => bytes[at] != b':',
-            None => true,
-        }
+        is_row(self.text, line, delimiter)
     }
 
     fn keyed_table(
@@ -1147,6 +1140,16 @@ impl<'t> Parser<'t, '_> {
 #[inline]
 fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
     super::swar::find_any_of_three(b':', b'[', b'"', bytes)
+}
+
+/// Whether `line` of `text` is a table row: a delimiter before any colon, or neither.
+#[inline]
+fn is_row(text: &str, line: &Line, delimiter: Delimiter) -> bool {
+    let bytes = &text.as_bytes()[line.content..line.end];
+    match find_unquoted2(bytes, delimiter.as_byte(), b':', 0) {
+        Some(at) => bytes[at] != b':',
+        None => true,
+    }
 }
 
 /// What the objects of one row take besides their cells: an entry and a key copy for every

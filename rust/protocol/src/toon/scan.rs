@@ -68,9 +68,35 @@ impl<'t> Lines<'t> {
     #[inline]
     pub fn peek(&mut self) -> Result<Option<Line>, DecodeError> {
         if self.peeked.is_none() {
-            self.scan()?;
+            self.peeked = self.scan()?;
         }
         Ok(self.peeked)
+    }
+
+    /// The next structural line, taken when `take` says so and left in place otherwise
+    /// (`None` then, as at the end of the text).
+    ///
+    /// A line scanned here and taken at once never goes through `peeked`: most lines are
+    /// taken by the first look at them, and storing each one there to copy it out again was
+    /// a tenth of a line's cost.
+    #[inline(always)]
+    pub fn next_if(
+        &mut self,
+        take: impl FnOnce(&Line) -> bool,
+    ) -> Result<Option<Line>, DecodeError> {
+        let line = match self.peeked.take() {
+            Some(line) => line,
+            None => match self.scan()? {
+                Some(line) => line,
+                None => return Ok(None),
+            },
+        };
+        if take(&line) {
+            self.last_consumed = line.number;
+            return Ok(Some(line));
+        }
+        self.peeked = Some(line);
+        Ok(None)
     }
 
     /// Consumes the line the last [`Lines::peek`] returned.
@@ -90,9 +116,8 @@ impl<'t> Lines<'t> {
     /// each byte of a line is looked at once: at depth 6 a line's twelve leading spaces are
     /// a third of it.
     ///
-    /// The line goes into `peeked` (which is empty): returned, it was copied once more.
     #[inline(always)]
-    fn scan(&mut self) -> Result<(), DecodeError> {
+    fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
         let bytes = self.text.as_bytes();
         while let Some(start) = self.next_start {
             self.number += 1;
@@ -140,16 +165,15 @@ impl<'t> Lines<'t> {
                 }
                 _ => (after_spaces, self.depth_of_spaces(after_spaces - start)?),
             };
-            self.peeked = Some(Line {
+            return Ok(Some(Line {
                 number: self.number,
                 start,
                 content,
                 end,
                 depth,
-            });
-            return Ok(());
+            }));
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The depth of `spaces` of indentation; strict mode wants an exact multiple.
