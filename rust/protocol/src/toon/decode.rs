@@ -347,22 +347,26 @@ impl<'t> Parser<'t, '_> {
 
     fn run(&mut self) -> Result<(), DecodeError> {
         while let Some(frame) = self.frames.last_mut() {
-            match frame {
+            // Each turn takes one line into the innermost frame, or closes it; the close is
+            // written once, inlined here, where every frame ends.
+            let taken = match frame {
                 Frame::Object {
                     min_depth,
                     field_depth,
                     ..
                 } => {
                     let min_depth = *min_depth;
-                    let Some(line) = self.lines.next_if(|line| line.depth >= min_depth)? else {
-                        self.close_frame()?;
-                        continue;
-                    };
-                    let depth = *field_depth.get_or_insert(line.depth);
-                    if line.depth != depth {
-                        return Err(self.over_indented(&line, depth));
+                    match self.lines.next_if(|line| line.depth >= min_depth)? {
+                        Some(line) => {
+                            let depth = *field_depth.get_or_insert(line.depth);
+                            if line.depth != depth {
+                                return Err(self.over_indented(&line, depth));
+                            }
+                            self.field_line(&line, line.content, depth)?;
+                            true
+                        }
+                        None => false,
                     }
-                    self.field_line(&line, line.content, depth)?;
                 }
                 Frame::List {
                     items,
@@ -371,41 +375,48 @@ impl<'t> Parser<'t, '_> {
                     declared,
                     ..
                 } => {
-                    if self.strict && items.len() >= *declared {
-                        self.close_frame()?;
-                        continue;
-                    }
                     let (base_depth, item_depth) = (*base_depth, *item_depth);
+                    let full = self.strict && items.len() >= *declared;
                     // Taken: an item, or a line deeper than the list that is not at the items'
                     // depth (an error). Anything else ends the list and is left for its parent.
                     let text = self.text;
-                    let Some(line) = self.lines.next_if(|line| {
-                        let content = &text.as_bytes()[line.content..line.end];
-                        line.depth > base_depth
-                            && (line.depth != item_depth
-                                || content == b"-"
-                                || content.starts_with(b"- "))
-                    })?
-                    else {
-                        self.close_frame()?;
-                        continue;
+                    let next = if full {
+                        None
+                    } else {
+                        self.lines.next_if(|line| {
+                            let content = &text.as_bytes()[line.content..line.end];
+                            line.depth > base_depth
+                                && (line.depth != item_depth
+                                    || content == b"-"
+                                    || content.starts_with(b"- "))
+                        })?
                     };
-                    if line.depth != item_depth {
-                        return Err(self.over_indented(&line, item_depth));
+                    match next {
+                        Some(line) => {
+                            if line.depth != item_depth {
+                                return Err(self.over_indented(&line, item_depth));
+                            }
+                            if let Some(Frame::List {
+                                first_item_line, ..
+                            }) = self.frames.last_mut()
+                            {
+                                first_item_line.get_or_insert(line.number);
+                            }
+                            self.list_item(&line, item_depth)?;
+                            true
+                        }
+                        None => false,
                     }
-                    if let Some(Frame::List {
-                        first_item_line, ..
-                    }) = self.frames.last_mut()
-                    {
-                        first_item_line.get_or_insert(line.number);
-                    }
-                    self.list_item(&line, item_depth)?;
                 }
+            };
+            if !taken {
+                self.close_frame()?;
             }
         }
         Ok(())
     }
 
+    #[inline(always)]
     fn close_frame(&mut self) -> Result<(), DecodeError> {
         let Some(frame) = self.frames.pop() else {
             return Ok(());
