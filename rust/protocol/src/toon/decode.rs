@@ -293,7 +293,7 @@ impl<'t> Parser<'t, '_> {
             if let Some(header) = self.header_at(&first, first.content)? {
                 self.lines.advance();
                 // The array lands in `result` at once, or when its list frame closes.
-                self.array_from_header(header, &first, 0, Slot::Root)?;
+                self.array_from_header(&header, &first, 0, Slot::Root)?;
                 self.run()?;
                 let value = self.result.take().unwrap_or(Value::Null);
                 return self.finish_root(value);
@@ -648,11 +648,7 @@ impl<'t> Parser<'t, '_> {
             Some(at) if bytes[at] == b'[' => {
                 // A bracket first: most headers are `key[N]:` or `key[N]: values`, read
                 // from the bracket on without looking for it again.
-                if let Some(header) = plain_header_at(&self.text[from..line.end], at) {
-                    let header = Header {
-                        inline: header.inline.map(|(start, end)| (from + start, from + end)),
-                        ..header
-                    };
+                if let Some(header) = plain_header_at(&self.text[from..line.end], at, from) {
                     return self.header_field(header, line, from, depth);
                 }
                 return self.maybe_header_field(line, from, depth);
@@ -690,7 +686,7 @@ impl<'t> Parser<'t, '_> {
             };
             return Err(self.error_at(line, from, message));
         };
-        self.array_from_header(header, line, depth, Slot::Key(key, *line, from))
+        self.array_from_header(&header, line, depth, Slot::Key(key, *line, from))
     }
 
     /// `key: value`, `key:` (nested object or `{}`) or `key: []`.
@@ -812,7 +808,7 @@ impl<'t> Parser<'t, '_> {
                         };
                         return Err(self.error_at(line, from, message));
                     }
-                    return self.array_from_header(header, line, item_depth, Slot::Push);
+                    return self.array_from_header(&header, line, item_depth, Slot::Push);
                 }
                 // The item is an object whose first field is this array; its
                 // other fields follow one level below the hyphen.
@@ -838,7 +834,7 @@ impl<'t> Parser<'t, '_> {
     /// values, tables), or when the list frame pushed for it closes.
     fn array_from_header(
         &mut self,
-        header: Header,
+        header: &Header,
         line: &Line,
         base_depth: usize,
         slot: Slot,

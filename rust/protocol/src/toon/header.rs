@@ -255,12 +255,13 @@ fn plain_header(content: &str) -> Option<Header> {
     if bytes[bracket] != b'[' {
         return None;
     }
-    plain_header_at(content, bracket)
+    plain_header_at(content, bracket, 0)
 }
 
 /// [`plain_header`] for a line whose first `[`, `:` or `"` is known to be the `[` at
-/// `bracket` (the decoder has looked for it to tell the line's shape).
-pub(crate) fn plain_header_at(content: &str, bracket: usize) -> Option<Header> {
+/// `bracket` (the decoder has looked for it to tell the line's shape); the inline values'
+/// range is given from `base`, where `content` starts in the text.
+pub(crate) fn plain_header_at(content: &str, bracket: usize, base: usize) -> Option<Header> {
     let bytes = content.as_bytes();
     let raw_key = &content[..bracket];
     // Spaces or a tab around the key: the full parser trims them, or words the error.
@@ -295,7 +296,7 @@ pub(crate) fn plain_header_at(content: &str, bracket: usize) -> Option<Header> {
         delimiter: Delimiter::Comma,
         keyed: false,
         fields: None,
-        inline: (value_start < bytes.len()).then_some((value_start, bytes.len())),
+        inline: (value_start < bytes.len()).then_some((base + value_start, base + bytes.len())),
     })
 }
 
