@@ -846,11 +846,11 @@ impl<'t> Parser<'t, '_> {
             self.check_nesting(line, 1)?;
         }
         let value = if header.keyed {
-            self.keyed_table(&header, line, base_depth)?
+            self.keyed_table(header, line, base_depth)?
         } else if let Some((start, end)) = header.inline {
-            self.inline_array(&header, line, start, end)?
+            self.inline_array(header, line, start, end)?
         } else if header.fields.is_some() {
-            self.table(&header, line, base_depth)?
+            self.table(header, line, base_depth)?
         } else {
             let item_depth = self.content_depth(base_depth)?;
             let capacity = header
