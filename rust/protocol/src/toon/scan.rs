@@ -115,7 +115,6 @@ impl<'t> Lines<'t> {
     /// Indentation is skipped first and the newline searched for from the content on, so
     /// each byte of a line is looked at once: at depth 6 a line's twelve leading spaces are
     /// a third of it.
-    ///
     #[inline(always)]
     fn scan(&mut self) -> Result<Option<Line>, DecodeError> {
         let bytes = self.text.as_bytes();
