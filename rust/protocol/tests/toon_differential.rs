@@ -11,8 +11,8 @@
 //!   rejected by both.
 //!
 //! Intended differences, which the generators avoid or the checks allow for:
-//! - Duplicate keys: we reject them in non-strict mode too; `toon-format`
-//!   keeps the last value there.
+//! - Duplicate keys: strict mode rejects them; non-strict mode keeps the last
+//!   value where the first one was. The generators make none.
 //! - Field groups nested deeper than 32 levels: we fall back to list form.
 //! - Floats whose digits `toon-format` chooses otherwise. We write the digits JavaScript's
 //!   number formatting (the reference implementation) chooses; they part in two places:
