@@ -542,24 +542,15 @@ impl<'t> Parser<'t, '_> {
         self.error_at(line, offset, format!("duplicate key \"{key}\""))
     }
 
-    /// The key of the field at `offset` of `line`, read the way [`Parser::field_line`]
-    /// (and a list item's first field) read it: a header's key when the line is a header,
+    /// The key of the field at `offset` of `line`, as [`Parser::field_line`] (and a list
+    /// item's first field) read it: a header's key when the line is a header (the full
+    /// parser says so for every line the shortcuts there read as one, and for no other),
     /// else a quoted or bare key before the colon.
     fn key_at(&self, line: &Line, offset: usize) -> String {
-        let bytes = &self.text.as_bytes()[offset..line.end];
-        let plain = match first_colon_bracket_or_quote(bytes) {
-            Some(at) if bytes[at] == b':' => true,
-            Some(0) if bytes[0] == b'"' => !matches!(
-                super::quote::find_closing_quote(bytes, 0).map(|close| bytes.get(close + 1)),
-                None | Some(Some(b'['))
-            ),
-            _ => false,
-        };
-        if !plain {
-            if let Ok(Some(Header { key: Some(key), .. })) = self.header_at(line, offset) {
-                return key;
-            }
+        if let Ok(Some(Header { key: Some(key), .. })) = self.header_at(line, offset) {
+            return key;
         }
+        let bytes = &self.text.as_bytes()[offset..line.end];
         if bytes.first() == Some(&b'"') {
             return self
                 .quoted_key(line, offset)
