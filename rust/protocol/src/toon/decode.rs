@@ -933,7 +933,7 @@ impl<'t> Parser<'t, '_> {
             if let Some(next) = self.lines.peek()? {
                 if next.depth == row_depth
                     && !self.content(&next).starts_with("- ")
-                    && self.is_row(&next, delimiter)
+                    && is_row(self.text, &next, delimiter)
                 {
                     return Err(self.error_line(
                         &next,
@@ -943,12 +943,6 @@ impl<'t> Parser<'t, '_> {
             }
         }
         Ok(Value::Array(rows))
-    }
-
-    /// Row or key-value line? A row has no unquoted colon before its first
-    /// unquoted delimiter.
-    fn is_row(&self, line: &Line, delimiter: Delimiter) -> bool {
-        is_row(self.text, line, delimiter)
     }
 
     fn keyed_table(
@@ -1140,7 +1134,8 @@ fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
     super::swar::find_any_of_three(b':', b'[', b'"', bytes)
 }
 
-/// Whether `line` of `text` is a table row: a delimiter before any colon, or neither.
+/// Row or key-value line? A row of `text` has no unquoted colon before its first unquoted
+/// delimiter (or has neither).
 #[inline]
 fn is_row(text: &str, line: &Line, delimiter: Delimiter) -> bool {
     let bytes = &text.as_bytes()[line.content..line.end];
