@@ -21,6 +21,7 @@ use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
 use super::quote::decode_quoted;
 use super::scan::{Line, Lines};
+use super::swar::find_either;
 use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
 
 /// Where a finished container goes.
@@ -1060,9 +1061,42 @@ impl<'t> Parser<'t, '_> {
         let delim = delimiter.as_byte();
         let mut cell_start = start;
         loop {
-            let cell_end = find_unquoted(bytes, delim, cell_start).unwrap_or(end);
+            // A cell is read once: a quoted one up to its closing quote, which must be followed
+            // by the delimiter or the end; a bare one up to the delimiter, which it must reach
+            // before any quote. Everything else (an escape, a quote inside a bare cell, text
+            // after a closing quote) takes the quote-aware search and the full primitive.
+            let token_start = skip_spaces(bytes, cell_start);
+            let cell_end = match bytes.get(token_start) {
+                Some(b'"') => {
+                    let body = token_start + 1;
+                    match find_either(b'"', b'\\', &bytes[body..]) {
+                        Some(offset) if bytes[body + offset] == b'"' => {
+                            let close = body + offset;
+                            let after = skip_spaces(bytes, close + 1);
+                            if after == end || bytes[after] == delim {
+                                self.charge(line, NODE_BYTES + (close - body))?;
+                                out.push(Value::String(self.text[body..close].to_owned()));
+                                if after == end {
+                                    return Ok(());
+                                }
+                                cell_start = after + 1;
+                                continue;
+                            }
+                            None
+                        }
+                        _ => None,
+                    }
+                }
+                _ => match find_either(delim, b'"', &bytes[token_start..]) {
+                    Some(offset) if bytes[token_start + offset] == b'"' => None,
+                    Some(offset) => Some(token_start + offset),
+                    None => Some(end),
+                },
+            };
+            let cell_end =
+                cell_end.unwrap_or_else(|| find_unquoted(bytes, delim, cell_start).unwrap_or(end));
             self.charge(line, NODE_BYTES)?;
-            out.push(self.primitive(line, cell_start, cell_end)?);
+            out.push(self.primitive(line, token_start, cell_end)?);
             if cell_end >= end {
                 return Ok(());
             }
@@ -1342,6 +1376,45 @@ mod tests {
             ("o:\n  a[02]: x,y", Err((2, 5))),
             ("o:\n  a[2]x: y", Err((2, 7))),
             ("o:\n  a\"b[2]: x", Err((2, 3))),
+        ];
+        assert_decodes(&cases);
+    }
+
+    #[test]
+    fn cells_read_in_one_pass_decode_like_the_quote_aware_search() {
+        // Plain quoted cells and bare cells without quotes are read once; an escape, a quote
+        // inside a bare cell and text after a closing quote take the quote-aware search,
+        // with the same values and the same error columns.
+        let cases = [
+            (
+                "a[3]: \"x,y\", \"z\" ,w",
+                Ok(serde_json::json!({"a": ["x,y", "z", "w"]})),
+            ),
+            (
+                "a[3]:   \"\"  ,  y  ,\"1\"",
+                Ok(serde_json::json!({"a": ["", "y", "1"]})),
+            ),
+            (
+                "a[2]: \"q\\\"t,\",b",
+                Ok(serde_json::json!({"a": ["q\"t,", "b"]})),
+            ),
+            (
+                "a[2]: ab\"c,d\"e,f",
+                Ok(serde_json::json!({"a": ["ab\"c,d\"e", "f"]})),
+            ),
+            ("a[3]: x,,", Ok(serde_json::json!({"a": ["x", "", ""]}))),
+            (
+                "a[2|]: \"x|y\"|z",
+                Ok(serde_json::json!({"a": ["x|y", "z"]})),
+            ),
+            (
+                "t[2]{k,v}:\n  \"a,b\",1\n  c, \"d\"",
+                Ok(serde_json::json!({"t": [{"k": "a,b", "v": 1}, {"k": "c", "v": "d"}]})),
+            ),
+            ("a[2]: \"a\"x,b", Err((1, 10))),
+            ("a[2]: \"a\" x,b", Err((1, 10))),
+            ("a[2]: b,\"open", Err((1, 9))),
+            ("a[2]: \"bad\\q\",b", Err((1, 11))),
         ];
         assert_decodes(&cases);
     }
