@@ -1061,31 +1061,27 @@ impl<'t> Parser<'t, '_> {
         let delim = delimiter.as_byte();
         let mut cell_start = start;
         loop {
-            // A cell is read once: a quoted one up to its closing quote, which must be followed
-            // by the delimiter or the end; a bare one up to the delimiter, which it must reach
-            // before any quote. Everything else (an escape, a quote inside a bare cell, text
-            // after a closing quote) takes the quote-aware search and the full primitive.
+            // A cell is read once: a quoted one by `decode_quoted`, and taken if the delimiter
+            // or the end follows its closing quote; a bare one up to the delimiter, which it
+            // must reach before any quote. Everything else (a quote inside a bare cell, text
+            // after a closing quote, a broken string) takes the quote-aware search and the full
+            // primitive, which words the error.
             let token_start = skip_spaces(bytes, cell_start);
             let cell_end = match bytes.get(token_start) {
                 Some(b'"') => {
-                    let body = token_start + 1;
-                    match find_either(b'"', b'\\', &bytes[body..]) {
-                        Some(offset) if bytes[body + offset] == b'"' => {
-                            let close = body + offset;
-                            let after = skip_spaces(bytes, close + 1);
-                            if after == end || bytes[after] == delim {
-                                self.charge(line, NODE_BYTES + (close - body))?;
-                                out.push(Value::String(self.text[body..close].to_owned()));
-                                if after == end {
-                                    return Ok(());
-                                }
-                                cell_start = after + 1;
-                                continue;
+                    if let Ok((text, after_quote)) = decode_quoted(&self.text[..end], token_start) {
+                        let after = skip_spaces(bytes, after_quote);
+                        if after == end || bytes[after] == delim {
+                            self.charge(line, NODE_BYTES + text.len())?;
+                            out.push(Value::String(text));
+                            if after == end {
+                                return Ok(());
                             }
-                            None
+                            cell_start = after + 1;
+                            continue;
                         }
-                        _ => None,
                     }
+                    None
                 }
                 _ => match find_either(delim, b'"', &bytes[token_start..]) {
                     Some(offset) if bytes[token_start + offset] == b'"' => None,
@@ -1382,8 +1378,8 @@ mod tests {
 
     #[test]
     fn cells_read_in_one_pass_decode_like_the_quote_aware_search() {
-        // Plain quoted cells and bare cells without quotes are read once; an escape, a quote
-        // inside a bare cell and text after a closing quote take the quote-aware search,
+        // Quoted cells and bare cells without quotes are read once; a quote inside a bare
+        // cell, text after a closing quote and a broken string take the quote-aware search,
         // with the same values and the same error columns.
         let cases = [
             (
