@@ -314,7 +314,7 @@ fn watch_briefly(
             }
         }
         looks = looks.wrapping_add(1);
-        if looks % 64 == 0 {
+        if looks.is_multiple_of(64) {
             if Instant::now() >= until {
                 return if job_over {
                     Watched::HandlerStarted

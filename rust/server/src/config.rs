@@ -209,7 +209,7 @@ fn group_digits(number: usize) -> String {
     }
     let mut grouped = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);
@@ -293,9 +293,9 @@ impl Kind for Millis {
         let seconds = value.as_secs();
         if value.subsec_millis() != 0 || seconds == 0 {
             format!("{} ms", value.as_millis())
-        } else if seconds % 3600 == 0 {
+        } else if seconds.is_multiple_of(3600) {
             format!("{} h", seconds / 3600)
-        } else if seconds >= 600 && seconds % 60 == 0 {
+        } else if seconds >= 600 && seconds.is_multiple_of(60) {
             format!("{} min", seconds / 60)
         } else {
             format!("{seconds} s")

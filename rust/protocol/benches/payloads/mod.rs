@@ -46,10 +46,10 @@ fn nested(depth: usize, index: usize) -> Value {
         "label".into(),
         json!(format!("node {index}: depth {depth}")),
     );
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         node.insert("weight".into(), json!(index as f64 * 0.37));
     }
-    if index % 3 == 0 {
+    if index.is_multiple_of(3) {
         node.insert("tags".into(), json!(["alpha", "beta, gamma", "δ"]));
     }
     if depth > 0 {
@@ -59,7 +59,7 @@ fn nested(depth: usize, index: usize) -> Value {
         node.insert("children".into(), Value::Array(children));
         node.insert(
             "meta".into(),
-            json!({"visited": index % 5 == 0, "path": [depth, index]}),
+            json!({"visited": index.is_multiple_of(5), "path": [depth, index]}),
         );
     }
     Value::Object(node)

@@ -12,6 +12,7 @@
 
 use serde_json::{Map, Value};
 
+use super::byte_search::{find_any_of_three, find_either};
 use super::error::DecodeError;
 use super::header::{
     find_unquoted, find_unquoted2, parse_header, plain_header_at, skip_spaces, trim_spaces,
@@ -21,7 +22,6 @@ use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
 use super::quote::decode_quoted;
 use super::scan::{Line, Lines};
-use super::swar::find_either;
 use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
 
 /// Where a finished container goes.
@@ -1157,11 +1157,11 @@ impl<'t> Parser<'t, '_> {
     }
 }
 
-/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape (keys are short:
-/// searched a word at a time, see [`super::swar`]).
+/// The first `:`, `[` or `"` in `bytes`, which tells a line's shape (keys are short: see
+/// [`super::byte_search`]).
 #[inline]
 fn first_colon_bracket_or_quote(bytes: &[u8]) -> Option<usize> {
-    super::swar::find_any_of_three(b':', b'[', b'"', bytes)
+    find_any_of_three([b':', b'[', b'"'], bytes)
 }
 
 /// Row or key-value line? A row of `text` has no unquoted colon before its first unquoted

@@ -6,9 +6,9 @@
 
 use std::collections::HashSet;
 
+use super::byte_search::find_any_of_three;
 use super::options::Delimiter;
 use super::quote::{decode_quoted, find_closing_quote, first_of_two};
-use super::swar::find_any_of_three;
 
 /// A problem at a byte offset of the scanned content.
 pub(crate) type ContentError = (usize, String);
@@ -251,7 +251,7 @@ fn plain_header(content: &str) -> Option<Header> {
     let bytes = content.as_bytes();
     // The first `[`, `:` or `"` must be the bracket: a colon first makes a key-value line,
     // a quote first a quoted key.
-    let bracket = find_any_of_three(b'[', b':', b'"', bytes)?;
+    let bracket = find_any_of_three([b'[', b':', b'"'], bytes)?;
     if bytes[bracket] != b'[' {
         return None;
     }

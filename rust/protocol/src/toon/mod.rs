@@ -24,6 +24,7 @@
 //!   [`DecodeOptions::max_decoded_bytes`] (by default 16 bytes per byte of the
 //!   document plus 1 MiB, see [`crate::budget`]), so no document expands past it.
 
+mod byte_search;
 mod decode;
 mod encode;
 mod error;
@@ -32,7 +33,6 @@ mod number;
 mod options;
 mod quote;
 mod scan;
-mod swar;
 
 pub use error::DecodeError;
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};

@@ -5,9 +5,9 @@
 //! Supplementary characters always travel as literal UTF-8, so the decoder
 //! rejects every surrogate escape: no escape can produce a lone surrogate.
 
+use super::byte_search::find_either;
 use super::number::is_numeric_like;
 use super::options::Delimiter;
-use super::swar::find_either;
 
 /// Bytes that force quoting wherever they appear in a value: C0 controls and
 /// the structural characters `: " \ [ ] { }`. The active delimiter is added

@@ -6,8 +6,8 @@
 //! Strict indentation rules (no tabs, exact multiples) are enforced as lines
 //! are read, so errors surface in document order.
 
+use super::byte_search::{find_byte, run_length};
 use super::error::DecodeError;
-use super::swar::{find_byte, run_length};
 
 /// One structural line: offsets into the text, and its indentation depth.
 #[derive(Debug, Clone, Copy)]
@@ -180,7 +180,7 @@ impl<'t> Lines<'t> {
     fn depth_of_spaces(&self, spaces: usize) -> Result<usize, DecodeError> {
         let (depth, misaligned) = match self.indent_shift {
             Some(shift) => (spaces >> shift, spaces & (self.indent - 1) != 0),
-            None => (spaces / self.indent, spaces % self.indent != 0),
+            None => (spaces / self.indent, !spaces.is_multiple_of(self.indent)),
         };
         if self.strict && misaligned {
             return Err(self.misaligned(spaces));
