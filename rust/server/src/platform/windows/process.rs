@@ -221,7 +221,7 @@ fn raw_command_line(process: &OwnedHandle) -> Option<String> {
     let length = usize::from(header.Length);
     let end = (MAX_COMMAND_LINE_BYTES as usize).min(returned as usize);
     // The text must lie inside what the system wrote into our buffer.
-    if text < start || text.checked_add(length)? > start + end || text % 2 != 0 {
+    if text < start || text.checked_add(length)? > start + end || !text.is_multiple_of(2) {
         return None;
     }
     // SAFETY: bounds and alignment checked above.
