@@ -10,6 +10,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use ide_mcp_server::ServerName;
 use jni::objects::{Global, JClass, JObject, JObjectArray, JStaticMethodID, JString, JValue};
 use jni::refs::LoaderContext;
 use jni::signature::{JavaType, Primitive, ReturnType, RuntimeMethodSignature};
@@ -18,7 +19,8 @@ use jni::sys::jvalue;
 use jni::{jni_str, Env, JValueOwned};
 
 use crate::error::{after_java_call, BridgeError};
-use crate::java_names::JavaNames;
+use crate::java_names::{self, JavaName, JavaNames};
+use crate::java_strings;
 
 /// One Java type a callback takes or returns, by its name in [`java_callbacks!`]: its JNI
 /// descriptor, the Rust type a caller passes, the `jvalue` it becomes, and for a return type
@@ -160,8 +162,8 @@ fn resolve(
 /// What a guard or a confirmation is asked about, owned so it can travel to a callback thread.
 #[derive(Clone, Debug)]
 pub struct GuardCall {
-    /// `code`, `run`, `vcs` or `ops`.
-    pub server: &'static str,
+    /// The server the call came in on.
+    pub server: ServerName,
     /// The tool's domain.
     pub domain: Arc<str>,
     /// The tool's name.
@@ -223,8 +225,16 @@ pub fn get() -> Result<&'static JavaCallbacks, BridgeError> {
     })
 }
 
+/// A new Java string holding `text`.
+pub(crate) fn to_java_string<'local>(
+    env: &mut Env<'local>,
+    text: &str,
+) -> Result<JString<'local>, BridgeError> {
+    java_strings::to_java(env, text)
+}
+
 fn string<'local>(env: &mut Env<'local>, text: &str) -> Result<JString<'local>, BridgeError> {
-    Ok(JString::from_str(env, text)?)
+    to_java_string(env, text)
 }
 
 /// A call's arguments JSON as a Java string, made once per call: the guard judges it and the
@@ -328,7 +338,7 @@ impl JavaCallbacks {
         call: &GuardCall,
     ) -> Result<[JString<'local>; 4], BridgeError> {
         Ok([
-            string(env, call.server)?,
+            string(env, call.server.as_str())?,
             string(env, &call.domain)?,
             string(env, &call.tool)?,
             optional_string(env, call.client_name.as_deref())?,
@@ -336,23 +346,33 @@ impl JavaCallbacks {
     }
 
     /// `NativeCallbacks.judge(guard, …)`: the verdict, encoded as one letter (`A`llow,
-    /// `E`xplicitly allow, `D`eny, ask = `Q`) followed by the reason or prompt. `arguments` is
-    /// `call.arguments_json` as made by [`arguments_string`]; the names of the call's server,
-    /// domain and tool, and its concerns when it has none, come from `names`.
-    pub fn judge(
+    /// `E`xplicitly allow, `D`eny, ask = `Q`) followed by the reason or prompt, read by
+    /// `decode`. `arguments` is `call.arguments_json` as made by [`arguments_string`];
+    /// `domain` and `tool` are the Java strings of the call's names; the server's name, the
+    /// client's and the concerns (when there are none) come from `names`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn judge<T>(
         &self,
         env: &mut Env<'_>,
         guard: &JObject<'_>,
         call: &GuardCall,
         arguments: &JString<'_>,
+        (domain, tool): (&JavaName<'_>, &JavaName<'_>),
         names: &JavaNames,
-    ) -> Result<String, BridgeError> {
-        let server = names.name(env, call.server)?;
-        let domain = names.name(env, &call.domain)?;
-        let tool = names.name(env, &call.tool)?;
-        // The client chose its name: never cached.
-        let client_name = optional_string(env, call.client_name.as_deref())?;
+        decode: impl FnOnce(&str) -> T,
+    ) -> Result<T, BridgeError> {
+        let server = names.server(env, call.server)?;
+        let client_name = java_names::client_name(env, call.client_name.as_ref())?;
         let concerns = names.concerns(env, &call.concerns)?;
+        // SAFETY (the four casts): each name is a `java.lang.String` (made from a Rust string
+        // by `java_names`) or null.
+        let [server, domain, tool, client_name] = [
+            server.as_obj(),
+            domain.as_obj(),
+            tool.as_obj(),
+            client_name.as_obj(),
+        ]
+        .map(|name| unsafe { env.as_cast_unchecked::<JString>(name) });
         let verdict = typed::judge(
             self,
             env,
@@ -377,7 +397,7 @@ impl JavaCallbacks {
         // SAFETY: `judge` is declared to return a `String` (the JVM checked the signature when
         // it was resolved), so a non-null result is one; a checked cast would ask the JVM again.
         let verdict = unsafe { env.as_cast_unchecked::<JString>(&verdict) };
-        Ok(verdict.try_to_string(env)?)
+        java_strings::read_from_java(env, &verdict, decode)
     }
 
     /// `NativeCallbacks.confirm(host, …, prompt, confirmationId)`: asks the host's UI; the

@@ -27,7 +27,7 @@ use tokio::sync::oneshot::error::TryRecvError;
 
 use crate::callbacks::{self, GuardCall, UnexpectedClientCall};
 use crate::error::BridgeError;
-use crate::java_names::JavaNames;
+use crate::java_names::{JavaNames, ToolNames};
 use crate::java_ref::JavaRef;
 use crate::pending::{self, PendingCall};
 use crate::threads;
@@ -37,6 +37,8 @@ const BUSY: &str = "the IDE is busy: too many tool calls are waiting for it; try
 /// A tool whose implementation is a Java `ToolHandler`.
 pub struct JavaToolHandler {
     handler: Arc<JavaRef>,
+    /// The Java strings of the tool's domain and name, for a Java guard's judgement.
+    names: Arc<ToolNames>,
 }
 
 impl JavaToolHandler {
@@ -44,6 +46,7 @@ impl JavaToolHandler {
     pub fn new(handler: JavaRef) -> Self {
         JavaToolHandler {
             handler: Arc::new(handler),
+            names: Arc::new(ToolNames::default()),
         }
     }
 }
@@ -156,7 +159,7 @@ fn fail_call(id: u64, error: BridgeError) {
 
 fn guard_call(request: &GuardRequest) -> GuardCall {
     GuardCall {
-        server: request.server.as_str(),
+        server: request.server,
         domain: request.domain.clone(),
         tool: request.tool.clone(),
         arguments_json: request.arguments.to_string(),
@@ -205,18 +208,33 @@ pub fn decode_verdict(encoded: &str) -> Result<Verdict, String> {
 }
 
 /// On a callback thread: the Java guard's verdict on `call`, whose arguments JSON is
-/// `arguments`.
+/// `arguments`; the tool's names are those of its handler when it has them (`tool`), else
+/// from `names`.
 fn judge_in_java(
     env: &mut Env<'_>,
     guard: &JavaRef,
     names: &JavaNames,
+    tool: Option<&ToolNames>,
     call: &GuardCall,
     arguments: &JString<'_>,
 ) -> Result<Verdict, String> {
-    callbacks::get()
-        .and_then(|java| java.judge(env, guard.as_obj(), call, arguments, names))
-        .map_err(guard_error)
-        .and_then(|encoded| decode_verdict(&encoded))
+    let judged = (|| {
+        let java = callbacks::get()?;
+        let tool_names = match tool {
+            Some(tool) => tool.get(env, &call.domain, &call.tool, names)?,
+            None => (names.name(env, &call.domain)?, names.name(env, &call.tool)?),
+        };
+        java.judge(
+            env,
+            guard.as_obj(),
+            call,
+            arguments,
+            (&tool_names.0, &tool_names.1),
+            names,
+            decode_verdict,
+        )
+    })();
+    judged.map_err(guard_error).and_then(|verdict| verdict)
 }
 
 /// Why the guard gave no verdict, for the refusal.
@@ -240,6 +258,12 @@ struct Refused(Result<Verdict, String>);
 /// long per call, and only when no other Java call is in flight: with several in flight,
 /// nobody watches, and the calls overlap as before.
 const SOLE_CALL_WATCH: Duration = Duration::from_micros(50);
+
+/// How many looks the watch makes between two yields of its CPU (and two readings of the
+/// clock). Few: when the callback thread shares this CPU (one CPU, or a client that spins on
+/// the other), each look before a yield only delays the job; 64 looks cost about 4 µs a call
+/// there, 8 about half a microsecond, and a yield on a CPU nobody else wants returns at once.
+const LOOKS_PER_YIELD: u32 = 8;
 
 /// Joint calls in flight, to tell whether a new one is alone.
 static JOINT_CALLS_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
@@ -314,7 +338,7 @@ fn watch_briefly(
             }
         }
         looks = looks.wrapping_add(1);
-        if looks.is_multiple_of(64) {
+        if looks.is_multiple_of(LOOKS_PER_YIELD) {
             if Instant::now() >= until {
                 return if job_over {
                     Watched::HandlerStarted
@@ -359,6 +383,7 @@ impl SecurityGuard for JavaSecurityGuard {
         let guard = Arc::clone(&self.guard);
         let names = Arc::clone(&self.names);
         let handler = Arc::clone(&java_handler.handler);
+        let tool_names = Arc::clone(&java_handler.names);
         let job_started = Arc::clone(&started);
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
             // One Java string for the guard and the handler: they see the same object.
@@ -369,7 +394,7 @@ impl SecurityGuard for JavaSecurityGuard {
                     return;
                 }
             };
-            match judge_in_java(env, &guard, &names, &judged, &arguments) {
+            match judge_in_java(env, &guard, &names, Some(&tool_names), &judged, &arguments) {
                 Ok(verdict) if gate.admit(&verdict) => {
                     job_started.store(true, Ordering::Release);
                     run_java_handler(
@@ -440,7 +465,7 @@ impl SecurityGuard for JavaSecurityGuard {
         let job: threads::Job = Box::new(move |env: &mut Env<'_>| {
             let verdict = callbacks::arguments_string(env, &call.arguments_json)
                 .map_err(guard_error)
-                .and_then(|arguments| judge_in_java(env, &guard, &names, &call, &arguments));
+                .and_then(|arguments| judge_in_java(env, &guard, &names, None, &call, &arguments));
             let _ = answer.send(verdict);
         });
         if threads::submit(job).is_err() {

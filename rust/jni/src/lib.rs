@@ -21,6 +21,7 @@ mod handles;
 mod java_handler;
 mod java_names;
 mod java_ref;
+mod java_strings;
 mod job_queue;
 mod log_layer;
 mod native;

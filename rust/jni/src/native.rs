@@ -22,6 +22,7 @@ use crate::error::{BridgeError, ThrowJavaException};
 use crate::handles;
 use crate::java_handler::{JavaHost, JavaSecurityGuard, JavaToolHandler};
 use crate::java_ref::JavaRef;
+use crate::java_strings;
 use crate::log_layer;
 use crate::options::{parse_domain, parse_launcher, parse_server, parse_start_options};
 use crate::page_delivery;
@@ -305,8 +306,14 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_completeCall<'local>(
         let Some(id) = call_id(id) else {
             return Ok(false);
         };
-        let result = rust_string(env, &result, "the result")?;
-        match serde_json::from_str::<Value>(&result) {
+        if result.is_null() {
+            return Err(BridgeError::IllegalArgument(
+                "the result must not be null".to_owned(),
+            ));
+        }
+        let parsed =
+            java_strings::read_from_java(env, &result, |text| serde_json::from_str::<Value>(text))?;
+        match parsed {
             Ok(value) => Ok(pending::resolve_call(id, Ok(value))),
             Err(error) => {
                 // The model still gets an answer; the handler's author gets the exception.

@@ -54,6 +54,7 @@ public final class McpClient implements AutoCloseable {
     private final Set<Long> retried = ConcurrentHashMap.newKeySet();
     private final Thread reader;
     private volatile Duration timeout = Duration.ofSeconds(60);
+    private volatile String clientName = "ide-mcp-java-client";
     private volatile IOException failure;
 
     /** The outcome of {@code run}: the result text and whether it is an error result. */
@@ -154,6 +155,15 @@ public final class McpClient implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The name this client gives in {@code initialize} (default {@code ide-mcp-java-client}):
+     * what the Security Guard and the audit log see as the client's name.
+     */
+    public McpClient clientName(String name) {
+        this.clientName = name;
+        return this;
+    }
+
     static String readToken(Path tokenFile) throws IOException {
         try {
             return new String(Files.readAllBytes(tokenFile), StandardCharsets.UTF_8).trim();
@@ -173,7 +183,7 @@ public final class McpClient implements AutoCloseable {
         params.put("protocolVersion", PROTOCOL_VERSION);
         params.put("capabilities", new LinkedHashMap<>());
         Map<String, Object> clientInfo = new LinkedHashMap<>();
-        clientInfo.put("name", "ide-mcp-java-client");
+        clientInfo.put("name", clientName);
         clientInfo.put("version", "1");
         params.put("clientInfo", clientInfo);
         Map<String, Object> result = request("initialize", params);

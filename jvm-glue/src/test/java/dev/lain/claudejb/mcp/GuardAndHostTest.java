@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -154,6 +155,36 @@ public class GuardAndHostTest {
                 assertTrue(request.concerns().isEmpty());
             }
             assertEquals(6, runs.get());
+        }
+    }
+
+    @Test
+    public void eachCallIsJudgedUnderItsOwnClientsName() throws Exception {
+        // A callback thread keeps the Java string of the last client name it passed; clients
+        // taking turns (one name plain, one with a character beyond U+FFFF and a NUL, which
+        // take another way into Java) must each be judged under their own name.
+        String plain = "first client";
+        String awkward = "second \uD83D\uDE00 [\u0000] client";
+        List<String> judgedNames = Collections.synchronizedList(new ArrayList<>());
+        SecurityGuard guard = request -> {
+            judgedNames.add(request.clientName().orElse("<none>"));
+            return Verdict.deny("denied for " + request.clientName().orElse("<none>"));
+        };
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(new AtomicInteger())));
+            try (McpClient first = McpClient.connect(fixture.servers.socketPath(Server.CODE)).clientName(plain);
+                    McpClient second = McpClient.connect(fixture.servers.socketPath(Server.CODE)).clientName(awkward)) {
+                first.initialize();
+                second.initialize();
+                for (int i = 0; i < 3; i++) {
+                    McpClient.ToolResult firstResult = first.run("echo", "{}");
+                    McpClient.ToolResult secondResult = second.run("echo", "{}");
+                    // The verdict's reason comes back through the same strings, both ways.
+                    assertTrue(firstResult.text(), firstResult.text().contains("denied for " + plain));
+                    assertTrue(secondResult.text(), secondResult.text().contains("denied for " + awkward));
+                }
+            }
+            assertEquals(Arrays.asList(plain, awkward, plain, awkward, plain, awkward), judgedNames);
         }
     }
 

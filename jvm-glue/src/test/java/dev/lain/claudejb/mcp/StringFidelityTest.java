@@ -61,6 +61,41 @@ public class StringFidelityTest {
         }
     }
 
+    /**
+     * Strings up to 64 KiB cross into and out of the library through a buffer of each thread,
+     * longer ones another way: arguments and results on both sides of that length, plain and
+     * with a character beyond U+FFFF at the end, come back exactly.
+     */
+    @Test
+    public void stringsOnBothSidesOfTheBufferedLengthComeBackExactly() throws Exception {
+        BlockingQueue<String> seenByGuard = new ArrayBlockingQueue<>(16);
+        SecurityGuard guard = request -> {
+            seenByGuard.add((String) request.arguments().get("text"));
+            return Verdict.allow();
+        };
+        // The whole result goes back to the client: no output budget cuts it.
+        try (Fixture fixture = new Fixture(guard, null, options -> options.outputBudgetBytes(1 << 20))) {
+            fixture.servers.registerDomain(Fixture.oneTool(Tool.builder("echo").description("Echoes `text`")
+                    .inputSchema("{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}")
+                    .handler(context -> context.complete(context.argumentsJson())).build()));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                for (int length : new int[] {65_500, 65_525, 65_526, 65_527, 65_600, 200_000}) {
+                    for (String tail : new String[] {"", "\uD83D\uDE00"}) {
+                        StringBuilder text = new StringBuilder(length);
+                        while (text.length() < length) {
+                            text.append((char) ('a' + text.length() % 26));
+                        }
+                        String sent = text + tail;
+                        McpClient.ToolResult result = client.run("echo", Json.write(Map.of("text", sent)));
+                        assertFalse(result.isError());
+                        assertEquals(sent, seenByGuard.poll(5, TimeUnit.SECONDS));
+                        assertTrue("a text of " + length, result.text().contains(sent));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     public void theJsonWriterAndReaderRoundTripTheAwkwardString() {
         assertEquals(AWKWARD, Json.parse(Json.quote(AWKWARD)));
