@@ -116,10 +116,16 @@ macro_rules! java_callbacks {
 }
 
 java_callbacks! {
-    new_call_context = "newCallContext"(
-        call_id: long, call_number: long, arguments_json: String, explicitly_allowed: boolean
+    start_call = "startCall"(
+        handler: Object, call_id: long, call_number: long, arguments_json: String,
+        explicitly_allowed: boolean
     ) -> Object;
-    invoke_handler = "invokeHandler"(handler: Object, context: Object) -> void;
+    judge_and_start = "judgeAndStart"(
+        guard: Object, handler: Object, server: String, domain: String, tool: String,
+        arguments_json: String, read_only: boolean, destructive: boolean, pid: int,
+        client_name: String, connection_id: long, call_number: long, concerns: StringArray,
+        call_id: long
+    ) -> Object;
     fire_cancelled = "fireCancelled"(context: Object) -> void;
     judge = "judge"(
         guard: Object, server: String, domain: String, tool: String, arguments_json: String,
@@ -270,6 +276,37 @@ pub(crate) fn string_array<'local>(
     Ok(array)
 }
 
+/// The strings of a judgement besides the tool's names: the server's name, the client's, and
+/// the concerns.
+fn judged_strings<'local>(
+    env: &mut Env<'local>,
+    call: &GuardCall,
+    names: &JavaNames,
+) -> Result<
+    (
+        JavaName<'local>,
+        JavaName<'local>,
+        JObjectArray<'local, JString<'local>>,
+    ),
+    BridgeError,
+> {
+    Ok((
+        names.server(env, call.server)?,
+        java_names::client_name(env, call.client_name.as_ref())?,
+        names.concerns(env, &call.concerns)?,
+    ))
+}
+
+/// A name as the `java.lang.String` it is, to pass where one is declared.
+fn as_string<'name>(
+    env: &Env<'_>,
+    name: &'name JavaName<'_>,
+) -> jni::refs::Cast<'name, 'name, JString<'static>> {
+    // SAFETY: every `JavaName` is a `java.lang.String` (made from a Rust string by
+    // `java_names`) or null.
+    unsafe { env.as_cast_unchecked::<JString>(name.as_obj()) }
+}
+
 fn id_to_jlong(id: u64) -> i64 {
     // Ids count up from 1 and never come near 2^63; the cast keeps them positive.
     i64::try_from(id).unwrap_or(i64::MAX)
@@ -293,19 +330,22 @@ impl JavaCallbacks {
         result.map_err(|error| after_java_call(env, error))
     }
 
-    /// `NativeCallbacks.newCallContext(callId, callNumber, argumentsJson, explicitlyAllowed)`: the
-    /// `ToolCallContext`.
-    pub fn new_call_context<'local>(
+    /// `NativeCallbacks.startCall(handler, callId, callNumber, argumentsJson,
+    /// explicitlyAllowed)`: runs a Java `ToolHandler` with a new `ToolCallContext`; the context
+    /// when the handler returned without answering, else null.
+    pub fn start_call<'local>(
         &self,
         env: &mut Env<'local>,
+        handler: &JObject<'_>,
         call_id: u64,
         call_number: u64,
         arguments: &JString<'_>,
         explicitly_allowed: bool,
     ) -> Result<JObject<'local>, BridgeError> {
-        typed::new_call_context(
+        typed::start_call(
             self,
             env,
+            handler,
             id_to_jlong(call_id),
             id_to_jlong(call_number),
             arguments,
@@ -313,14 +353,43 @@ impl JavaCallbacks {
         )
     }
 
-    /// `NativeCallbacks.invokeHandler(handler, context)`: runs a Java `ToolHandler`.
-    pub fn invoke_handler(
+    /// `NativeCallbacks.judgeAndStart(guard, handler, …, callId)`: the guard's judgement,
+    /// handed to `Native.admitJoint` on this thread, and the handler run when that lets it
+    /// start; returns what [`Self::start_call`] returns (null when the handler did not start).
+    /// The names are as for [`Self::judge`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn judge_and_start<'local>(
         &self,
-        env: &mut Env<'_>,
+        env: &mut Env<'local>,
+        guard: &JObject<'_>,
         handler: &JObject<'_>,
-        context: &JObject<'_>,
-    ) -> Result<(), BridgeError> {
-        typed::invoke_handler(self, env, handler, context)
+        call: &GuardCall,
+        arguments: &JString<'_>,
+        (domain, tool): (&JavaName<'_>, &JavaName<'_>),
+        names: &JavaNames,
+        call_id: u64,
+    ) -> Result<JObject<'local>, BridgeError> {
+        let (server, client_name, concerns) = judged_strings(env, call, names)?;
+        let [server, domain, tool, client_name] =
+            [&server, domain, tool, &client_name].map(|name| as_string(env, name));
+        typed::judge_and_start(
+            self,
+            env,
+            guard,
+            handler,
+            &server,
+            &domain,
+            &tool,
+            arguments,
+            call.read_only,
+            call.destructive,
+            call.pid,
+            &client_name,
+            id_to_jlong(call.connection_id),
+            id_to_jlong(call.call_number),
+            &concerns,
+            id_to_jlong(call_id),
+        )
     }
 
     /// `NativeCallbacks.fireCancelled(context)`: marks the context cancelled and runs its
@@ -361,18 +430,9 @@ impl JavaCallbacks {
         names: &JavaNames,
         decode: impl FnOnce(&str) -> T,
     ) -> Result<T, BridgeError> {
-        let server = names.server(env, call.server)?;
-        let client_name = java_names::client_name(env, call.client_name.as_ref())?;
-        let concerns = names.concerns(env, &call.concerns)?;
-        // SAFETY (the four casts): each name is a `java.lang.String` (made from a Rust string
-        // by `java_names`) or null.
-        let [server, domain, tool, client_name] = [
-            server.as_obj(),
-            domain.as_obj(),
-            tool.as_obj(),
-            client_name.as_obj(),
-        ]
-        .map(|name| unsafe { env.as_cast_unchecked::<JString>(name) });
+        let (server, client_name, concerns) = judged_strings(env, call, names)?;
+        let [server, domain, tool, client_name] =
+            [&server, domain, tool, &client_name].map(|name| as_string(env, name));
         let verdict = typed::judge(
             self,
             env,
@@ -514,8 +574,8 @@ mod tests {
     #[test]
     fn signatures_are_built_from_the_argument_lists() {
         assert_eq!(
-            signature::new_call_context,
-            "(JJLjava/lang/String;Z)Ljava/lang/Object;"
+            signature::start_call,
+            "(Ljava/lang/Object;JJLjava/lang/String;Z)Ljava/lang/Object;"
         );
         assert_eq!(signature::log, "(Ljava/lang/Object;ILjava/lang/String;)V");
         assert_eq!(

@@ -6,6 +6,7 @@
 //! thread judges it, asks the call's gate, and runs the handler at once when the gate opens,
 //! so the call crosses into the JVM once instead of twice.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -18,8 +19,8 @@ use ide_mcp_server::HandlerFuture;
 use ide_mcp_server::ToolCollision;
 use ide_mcp_server::{ClientProcess, Host, SecurityGuard, ToolCall, ToolError, ToolHandler};
 use ide_mcp_server::{GuardRequest, Verdict, VerdictFuture};
-use ide_mcp_server::{JointCall, JointFuture, JointOutcome};
-use jni::objects::JString;
+use ide_mcp_server::{JointCall, JointFuture, JointOutcome, RunGate};
+use jni::objects::{JObject, JString};
 use jni::Env;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -122,9 +123,9 @@ impl ToolHandler for JavaToolHandler {
     }
 }
 
-/// On a callback thread: creates the call's `ToolCallContext` (holding `arguments`, the
-/// call's arguments JSON) and runs the handler. The handler answers through its context, now
-/// or later; an exception it throws answers the call as an error naming the exception.
+/// On a callback thread: runs the handler with a new `ToolCallContext` holding `arguments`,
+/// the call's arguments JSON. The handler answers through its context, now or later; an
+/// exception it throws answers the call as an error naming the exception.
 fn run_java_handler(
     env: &mut Env<'_>,
     handler: &JavaRef,
@@ -133,18 +134,42 @@ fn run_java_handler(
     arguments: &JString<'_>,
     explicitly_allowed: bool,
 ) {
-    let outcome = (|| {
-        let java = callbacks::get()?;
-        let context = java.new_call_context(env, id, call_number, arguments, explicitly_allowed)?;
-        let pinned = JavaRef::new(env, &context, "the call context")?;
-        if pending::attach_context(id, pinned).is_err() {
-            // Cancelled while it waited in the queue: the handler never starts.
-            return Ok(());
+    if pending::is_call_cancelled(id) {
+        // Cancelled while it waited in the queue: the handler never starts.
+        return;
+    }
+    let started = callbacks::get().and_then(|java| {
+        java.start_call(
+            env,
+            handler.as_obj(),
+            id,
+            call_number,
+            arguments,
+            explicitly_allowed,
+        )
+    });
+    match started {
+        Ok(context) => keep_context(env, id, &context),
+        Err(error) => fail_call(id, error),
+    }
+}
+
+/// After a handler returned: `context` is its call's `ToolCallContext` when it returned
+/// without answering (null when it answered). The call keeps it, so that a cancellation
+/// reaches the handler; a call that ended while the handler ran has it told at once (the
+/// context ignores that when the handler answered meanwhile). A handler that answers before it
+/// returns, as most do, costs no global reference.
+fn keep_context(env: &mut Env<'_>, id: u64, context: &JObject<'_>) {
+    if context.is_null() {
+        return;
+    }
+    match JavaRef::new(env, context, "the call context") {
+        Ok(pinned) => {
+            if let Err(pinned) = pending::attach_context(id, pinned) {
+                threads::notify_cancelled(pinned);
+            }
         }
-        java.invoke_handler(env, handler.as_obj(), &context)
-    })();
-    if let Err(error) = outcome {
-        fail_call(id, error);
+        Err(error) => fail_call(id, error),
     }
 }
 
@@ -249,6 +274,70 @@ fn guard_error(error: BridgeError) -> String {
 /// verdict (or why there is none). When the gate opens it tells nothing; the handler's
 /// answer comes as any handler's does, and is the only wake-up of the call's task.
 struct Refused(Result<Verdict, String>);
+
+/// What the gate of a joint call needs while its guard judges it in Java.
+struct JointAdmission {
+    gate: RunGate,
+    refusal: oneshot::Sender<Refused>,
+    /// Set before the handler may start.
+    started: Arc<AtomicBool>,
+}
+
+/// Where the joint call this callback thread runs stands. The job sets `Judging` before it
+/// enters Java and takes the stage back when Java returns; in between, the guard's verdict
+/// comes back on this same thread through `Native.admitJoint` ([`admit_joint`]).
+enum JointStage {
+    /// No joint call is being judged on this thread.
+    Idle,
+    /// The guard is judging; its verdict goes to the gate.
+    Judging(JointAdmission),
+    /// The gate opened: the handler may start.
+    Started,
+    /// The gate stayed shut; the refusal went back to the call.
+    Refused,
+}
+
+thread_local! {
+    static JOINT: RefCell<JointStage> = const { RefCell::new(JointStage::Idle) };
+}
+
+/// `Native.admitJoint`'s answer: the handler must not start.
+pub const JOINT_REFUSED: i32 = 0;
+/// `Native.admitJoint`'s answer: the handler may start.
+pub const JOINT_ALLOWED: i32 = 1;
+/// `Native.admitJoint`'s answer: the handler may start, explicitly allowed.
+pub const JOINT_EXPLICITLY_ALLOWED: i32 = 2;
+
+/// `Native.admitJoint`: the verdict of the guard judging this thread's joint call (or why
+/// there is none), given to the call's gate. Whether the handler may start; a refusal goes
+/// back to the call from here. Called on any other thread, or a second time, it finds no call
+/// and refuses.
+pub fn admit_joint(verdict: Result<Verdict, String>) -> i32 {
+    let stage =
+        JOINT.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), JointStage::Refused));
+    let JointStage::Judging(admission) = stage else {
+        // Not judging: put back what was there (a second verdict changes nothing).
+        JOINT.with(|slot| *slot.borrow_mut() = stage);
+        return JOINT_REFUSED;
+    };
+    match verdict {
+        Ok(verdict) if admission.gate.admit(&verdict) => {
+            admission.started.store(true, Ordering::Release);
+            JOINT.with(|stage| *stage.borrow_mut() = JointStage::Started);
+            // The refusal channel closes unused: with `started`, that tells the call's future
+            // the handler is running.
+            if verdict == Verdict::AllowExplicitly {
+                JOINT_EXPLICITLY_ALLOWED
+            } else {
+                JOINT_ALLOWED
+            }
+        }
+        verdict => {
+            let _ = admission.refusal.send(Refused(verdict));
+            JOINT_REFUSED
+        }
+    }
+}
 
 /// How long a worker watches for the answers of the only Java call in flight before it
 /// parks. An echo-sized call is answered within about 20 µs of its job being queued (the
@@ -394,21 +483,41 @@ impl SecurityGuard for JavaSecurityGuard {
                     return;
                 }
             };
-            match judge_in_java(env, &guard, &names, Some(&tool_names), &judged, &arguments) {
-                Ok(verdict) if gate.admit(&verdict) => {
-                    job_started.store(true, Ordering::Release);
-                    run_java_handler(
-                        env,
-                        &handler,
-                        id,
-                        judged.call_number,
-                        &arguments,
-                        verdict == Verdict::AllowExplicitly,
-                    );
+            let admission = JointAdmission {
+                gate,
+                refusal,
+                started: job_started,
+            };
+            JOINT.with(|stage| *stage.borrow_mut() = JointStage::Judging(admission));
+            let entered = (|| {
+                let java = callbacks::get()?;
+                let (domain, tool) = tool_names.get(env, &judged.domain, &judged.tool, &names)?;
+                java.judge_and_start(
+                    env,
+                    guard.as_obj(),
+                    handler.as_obj(),
+                    &judged,
+                    &arguments,
+                    (&domain, &tool),
+                    &names,
+                    id,
+                )
+            })();
+            let stage =
+                JOINT.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), JointStage::Idle));
+            match (stage, entered) {
+                // No verdict reached the gate: the guard threw, or the entry failed first.
+                (JointStage::Judging(admission), entered) => {
+                    let why = match entered {
+                        Err(error) => guard_error(error),
+                        Ok(_) => GUARD_ENDED_UNANSWERED.to_owned(),
+                    };
+                    let _ = admission.refusal.send(Refused(Err(why)));
                 }
-                verdict => {
-                    let _ = refusal.send(Refused(verdict));
-                }
+                (JointStage::Started, Ok(context)) => keep_context(env, id, &context),
+                (JointStage::Started, Err(error)) => fail_call(id, error),
+                // The refusal went back from `admit_joint`.
+                (JointStage::Refused | JointStage::Idle, _) => {}
             }
         });
         if threads::submit(job).is_err() {

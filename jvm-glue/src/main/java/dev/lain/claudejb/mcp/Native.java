@@ -40,6 +40,20 @@ final class Native {
 
     static native boolean completeCall(long callId, String resultJson);
 
+    /** {@link #admitJoint}: the handler must not start. */
+    static final int JOINT_REFUSED = 0;
+    /** {@link #admitJoint}: the handler may start. */
+    static final int JOINT_ALLOWED = 1;
+    /** {@link #admitJoint}: the handler may start, and the guard allowed the call explicitly. */
+    static final int JOINT_EXPLICITLY_ALLOWED = 2;
+
+    /**
+     * The verdict of the guard judging a joint call on this callback thread (the kind as
+     * {@code Verdict.code()}, or {@code Verdict.NO_VERDICT}; the reason or prompt): whether the
+     * handler may start. Called by {@code NativeCallbacks.judgeAndStart} only.
+     */
+    static native int admitJoint(int verdictCode, String text);
+
     static native boolean failCall(long callId, String message);
 
     static native boolean isCallCancelled(long callId);

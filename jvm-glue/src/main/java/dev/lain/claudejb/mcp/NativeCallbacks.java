@@ -13,15 +13,43 @@ final class NativeCallbacks {
     private NativeCallbacks() {
     }
 
+    /**
+     * Runs a handler: makes the call's context and hands it over. Returns the context when the
+     * handler returned without answering (the library keeps it, to tell it of a cancellation),
+     * {@code null} when it answered: nothing is left to tell it.
+     */
     @CalledFromNative
-    static Object newCallContext(long callId, long callNumber, String argumentsJson,
-            boolean explicitlyAllowed) {
-        return new ToolCallContext(callId, callNumber, argumentsJson, explicitlyAllowed);
+    static Object startCall(Object handler, long callId, long callNumber, String argumentsJson,
+            boolean explicitlyAllowed) throws Exception {
+        ToolCallContext context = new ToolCallContext(callId, callNumber, argumentsJson, explicitlyAllowed);
+        ((ToolHandler) handler).call(context);
+        return context.isAnswered() ? null : context;
     }
 
+    /**
+     * One entry for a call judged by a Java guard and handled by a Java handler: judges it,
+     * gives the verdict to the library ({@link Native#admitJoint}, which applies the
+     * checkpoint's rules, writes the audit record and says whether the handler may start) and,
+     * when it may, runs the handler with the very arguments string the guard judged. Returns
+     * what {@link #startCall} returns, or {@code null} when the handler did not start. What the
+     * guard or the handler throws goes back to the library, which tells the two apart by
+     * whether the verdict was given.
+     */
     @CalledFromNative
-    static void invokeHandler(Object handler, Object context) throws Exception {
-        ((ToolHandler) handler).call((ToolCallContext) context);
+    static Object judgeAndStart(Object guard, Object handler, String server, String domain, String tool,
+                                String argumentsJson, boolean readOnly, boolean destructive, int pid,
+                                String clientName, long connectionId, long callNumber, String[] concerns,
+                                long callId) throws Exception {
+        GuardRequest request = new GuardRequest(Server.fromWireName(server), domain, tool, argumentsJson,
+                readOnly, destructive, pid, clientName, connectionId, callNumber, Arrays.asList(concerns));
+        Verdict verdict = ((SecurityGuard) guard).judge(request);
+        int admitted = verdict == null
+                ? Native.admitJoint(Verdict.NO_VERDICT, null)
+                : Native.admitJoint(verdict.code(), verdict.text());
+        if (admitted == Native.JOINT_REFUSED) {
+            return null;
+        }
+        return startCall(handler, callId, callNumber, argumentsJson, admitted == Native.JOINT_EXPLICITLY_ALLOWED);
     }
 
     @CalledFromNative

@@ -117,7 +117,8 @@ public final class ToolCallContext {
     void fireCancelled() {
         List<Runnable> actions;
         synchronized (this) {
-            if (cancelled) {
+            // An answered call has nothing left to stop.
+            if (cancelled || answered) {
                 return;
             }
             cancelled = true;

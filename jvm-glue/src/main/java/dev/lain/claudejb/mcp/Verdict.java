@@ -60,6 +60,19 @@ public final class Verdict {
         return encoded;
     }
 
+    /** What {@link #code()} gives for a guard that returned no verdict at all. */
+    static final int NO_VERDICT = -1;
+
+    /** The kind as a number for the library: 0 allow, 1 allow explicitly, 2 deny, 3 ask. */
+    int code() {
+        switch (kind) {
+            case 'A': return 0;
+            case 'E': return 1;
+            case 'D': return 2;
+            default: return 3;
+        }
+    }
+
     @Override
     public String toString() {
         switch (kind) {

@@ -13,7 +13,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
 
@@ -286,6 +288,68 @@ public class GuardAndHostTest {
                 assertTrue(result.text(), result.text().contains("policy file missing"));
             }
             assertEquals(0, runs.get());
+        }
+    }
+
+    @Test
+    public void aGuardThatReturnsNoVerdictDenies() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        SecurityGuard guard = request -> null;
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Fixture.oneTool(TestDomains.echo(runs)));
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.ToolResult result = client.run("echo", "{}");
+                assertTrue(result.isError());
+                assertTrue(result.text(), result.text().contains("null instead of a Verdict"));
+            }
+            assertEquals(0, runs.get());
+        }
+    }
+
+    /**
+     * A handler started through the one entry that returns without answering is told of a
+     * cancellation: one that came while it was still running as soon as it returns, one that
+     * comes later when it comes.
+     */
+    @Test
+    public void aCancellationReachesAHandlerTheOneEntryStartedWhetherItRunsOrWaits() throws Exception {
+        SecurityGuard guard = request -> Verdict.allow();
+        BlockingQueue<ToolCallContext> waiting = new ArrayBlockingQueue<>(1);
+        CountDownLatch toldWhileWaiting = new CountDownLatch(1);
+        CountDownLatch toldAfterRunning = new CountDownLatch(1);
+        AtomicBoolean sawCancellationWhileRunning = new AtomicBoolean();
+        try (Fixture fixture = new Fixture(guard, null, options -> { })) {
+            fixture.servers.registerDomain(Domain.builder("test", Server.CODE).description("Test tools")
+                    .tool(Tool.builder("wait").description("Waits to be cancelled")
+                            .handler(context -> {
+                                context.onCancel(toldWhileWaiting::countDown);
+                                waiting.add(context);
+                            }).build())
+                    .tool(Tool.builder("spin").description("Runs until it sees the cancellation")
+                            .handler(context -> {
+                                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                                while (!context.isCancelled() && System.nanoTime() < until) {
+                                    Thread.sleep(1);
+                                }
+                                sawCancellationWhileRunning.set(context.isCancelled());
+                                context.onCancel(toldAfterRunning::countDown);
+                            }).build())
+                    .build());
+            try (McpClient client = fixture.client(Server.CODE)) {
+                McpClient.PendingRun waitRun = client.startRun("wait", "{}");
+                ToolCallContext context = waiting.poll(5, TimeUnit.SECONDS);
+                assertFalse(context.isCancelled());
+                client.cancel(waitRun.id());
+                assertTrue(toldWhileWaiting.await(5, TimeUnit.SECONDS));
+                assertTrue(context.isCancelled());
+
+                McpClient.PendingRun spinRun = client.startRun("spin", "{}");
+                client.cancel(spinRun.id());
+                assertTrue(toldAfterRunning.await(5, TimeUnit.SECONDS));
+                assertTrue(sawCancellationWhileRunning.get());
+                assertTrue(client.domains().contains("test"));
+            }
+            assertEquals(0, Native.pendingCallCount());
         }
     }
 
