@@ -50,12 +50,12 @@ pub(crate) struct SplitMessage {
 pub(crate) struct ToolsCallParams {
     /// `_meta`: its three members the servers read and the others, or a value that is no
     /// object.
-    meta: Option<Split<NamedMembers<3>>>,
-    name: Option<Value>,
+    pub(super) meta: Option<Split<NamedMembers<3>>>,
+    pub(super) name: Option<Value>,
     /// `arguments`: `run`'s two members and the others, or the value read whole (an object
     /// too, when it was not `run`'s).
-    arguments: Option<Split<NamedMembers<2>>>,
-    rest: Map<String, Value>,
+    pub(super) arguments: Option<Split<NamedMembers<2>>>,
+    pub(super) rest: Map<String, Value>,
 }
 
 impl SplitMessage {
@@ -69,8 +69,20 @@ impl SplitMessage {
 }
 
 /// Parses one JSON line within the decode budget and `limits`; the error is the reason a
-/// `Parse error` reply gives.
+/// `Parse error` reply gives. The `tools/call` line of the shape every client sends is read
+/// by hand ([`super::common_call`]); any other line, and any doubt, by the strict parser.
 pub(crate) fn decode_line(payload: &[u8], limits: &DecodeLimits) -> Result<SplitMessage, String> {
+    match super::common_call::read(payload, limits) {
+        Some(message) => Ok(message),
+        None => decode_line_in_parts(payload, limits),
+    }
+}
+
+/// [`decode_line`] through the strict parser, for every line.
+pub(crate) fn decode_line_in_parts(
+    payload: &[u8],
+    limits: &DecodeLimits,
+) -> Result<SplitMessage, String> {
     let budget = decode_budget(payload.len());
     let split = json::parse_strict_with(payload, budget, SplitRoot(Envelope))
         .map_err(|error| error.to_string())?;
@@ -418,7 +430,165 @@ mod tests {
         for line in lines() {
             let limits = DecodeLimits::default();
             assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
+            assert_eq!(by_hand(&line, &limits), None, "{line}");
         }
+    }
+
+    /// What the hand reader ([`super::super::common_call`]) makes of a line, when it takes
+    /// it, against what the strict reader makes of it: `None` when they agree (or the hand
+    /// reader leaves the line to the strict one), else both.
+    fn by_hand(line: &str, limits: &DecodeLimits) -> Option<String> {
+        let read = super::super::common_call::read(line.as_bytes(), limits)?;
+        let strict = decode_line_in_parts(line.as_bytes(), limits);
+        (strict.as_ref() != Ok(&read)).then(|| format!("by hand {read:?}, strict {strict:?}"))
+    }
+
+    /// The `tools/call` lines clients send: in every order of the members a client may put
+    /// first, with and without a progress token and a protocol version, spaced or not.
+    fn common_lines() -> Vec<String> {
+        let meta = [
+            format!(r#"{{"{TOKEN}":"t0k3n"}}"#),
+            format!(r#"{{"progressToken":7,"{TOKEN}":"t0k3n"}}"#),
+            format!(
+                r#"{{"{TOKEN}":"t0k3n","io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p-1"}}"#
+            ),
+        ];
+        let args = [
+            r#"{"value":"bench-echo"}"#,
+            r#"{}"#,
+            r#"{"path":"src/main.rs","startLine":1,"n":[1,2.5,-3e2,true,null,{"k":"\"q\" \u00e9"}]}"#,
+            r#""a string""#,
+            "[]",
+            "12",
+        ];
+        let mut lines = Vec::new();
+        for meta in &meta {
+            for args in args {
+                let arguments = format!(r#"{{"tool":"echo","args":{args}}}"#);
+                let params = [
+                    format!(r#"{{"name":"run","arguments":{arguments},"_meta":{meta}}}"#),
+                    format!(r#"{{"_meta":{meta},"name":"run","arguments":{arguments}}}"#),
+                ];
+                for params in params {
+                    lines.push(format!(
+                        r#"{{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{params}}}"#
+                    ));
+                    lines.push(format!(
+                        r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":"req-9"}}"#
+                    ));
+                }
+            }
+        }
+        let spaced = lines
+            .iter()
+            .map(|line| {
+                line.replace(':', " : ")
+                    .replace(',', ",\t")
+                    .replace('{', "{ ")
+                    .replace('}', " }\r")
+            })
+            .collect::<Vec<_>>();
+        lines.extend(spaced);
+        lines
+    }
+
+    #[test]
+    fn the_common_tools_call_line_is_read_by_hand_as_the_strict_reader_reads_it() {
+        let limits = DecodeLimits::default();
+        for line in common_lines() {
+            assert!(
+                super::super::common_call::read(line.as_bytes(), &limits).is_some(),
+                "{line} is read by hand"
+            );
+            assert_eq!(by_hand(&line, &limits), None, "{line}");
+            assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_strict_reader() {
+        let limits = DecodeLimits::default();
+        let common = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"run","arguments":{{"tool":"echo","args":{{"v":1}}}},"_meta":{{"{TOKEN}":"t"}}}}}}"#
+        );
+        assert!(super::super::common_call::read(common.as_bytes(), &limits).is_some());
+        let variants = [
+            // Escapes in keys and strings.
+            common.replace(r#""tool":"echo""#, r#""tool":"ec\u0068o""#),
+            common.replace(r#""tool""#, r#""t\u006fol""#),
+            // Ids the strict parser reads otherwise, or refuses.
+            common.replace(r#""id":1"#, r#""id":-1"#),
+            common.replace(r#""id":1"#, r#""id":1.0"#),
+            common.replace(r#""id":1"#, r#""id":01"#),
+            common.replace(r#""id":1"#, r#""id":1e2"#),
+            common.replace(r#""id":1"#, r#""id":null"#),
+            common.replace(r#""id":1"#, r#""id":123456789012345678901"#),
+            // Repeats.
+            common.replace(r#""id":1"#, r#""id":1,"id":2"#),
+            common.replace(r#""name":"run""#, r#""name":"run","name":"run""#),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":1,"v":2}"#),
+            common.replace(r#""tool":"echo""#, r#""tool":"echo","tool":"echo""#),
+            // Other members, methods, tools.
+            common.replace(r#""id":1"#, r#""id":1,"x":0"#),
+            common.replace(r#""tool":"echo""#, r#""tool":"echo","x":0"#),
+            common.replace(r#""method":"tools/call""#, r#""method":"tools/list""#),
+            common.replace(r#""name":"run""#, r#""name":"domains""#),
+            // Broken text: after the object, inside `args`, a string never closed.
+            format!("{common}x"),
+            format!("{common}}}"),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":1"#),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":tru}"#),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":"1}}"#),
+            common.replace(r#""tool":"echo""#, "\"tool\":\"ec\u{1}ho\""),
+            // Nesting near the strict parser's limit.
+            common.replace(
+                r#""args":{"v":1}"#,
+                &format!(r#""args":{}{}"#, "[".repeat(95), "]".repeat(95)),
+            ),
+        ];
+        for line in variants {
+            assert!(
+                super::super::common_call::read(line.as_bytes(), &limits).is_none(),
+                "{line} is left to the strict reader"
+            );
+            assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
+        }
+        // Not UTF-8.
+        let mut bytes = common.into_bytes();
+        let at = bytes.len() - 20;
+        bytes[at] = 0xff;
+        assert!(super::super::common_call::read(&bytes, &limits).is_none());
+    }
+
+    /// A line whose `args` alone fit the budget while the whole line does not is not taken by
+    /// hand: the hand reader leaves `args` less than the strict reader would.
+    #[test]
+    fn the_budget_holds_for_a_line_read_by_hand() {
+        let limits = DecodeLimits {
+            max_array_len: usize::MAX,
+            ..DecodeLimits::default()
+        };
+        let mut within = Vec::new();
+        for elements in [
+            1_000, 10_000, 12_000, 14_000, 16_000, 18_000, 20_000, 70_000,
+        ] {
+            let args = format!("[{}0]", "0,".repeat(elements - 1));
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"run","arguments":{{"tool":"echo","args":{args}}}}}}}"#
+            );
+            let strict = decode_line_in_parts(line.as_bytes(), &limits);
+            within.push(strict.is_ok());
+            if let Some(read) = super::super::common_call::read(line.as_bytes(), &limits) {
+                assert_eq!(strict.as_ref(), Ok(&read), "{elements} elements");
+            }
+            assert_eq!(
+                split(&line, &limits),
+                whole(&line, &limits),
+                "{elements} elements"
+            );
+        }
+        // A dense array's reserved room passes the budget somewhere in between.
+        assert!(within.first() == Some(&true) && within.last() == Some(&false));
     }
 
     #[test]
@@ -522,6 +692,7 @@ mod tests {
         fn any_tools_call_line_reads_in_parts_as_it_reads_whole(line in any_line()) {
             let limits = DecodeLimits::default();
             prop_assert_eq!(split(&line, &limits), whole(&line, &limits), "{}", line);
+            prop_assert_eq!(by_hand(&line, &limits), None, "{}", line);
             let tight = DecodeLimits {
                 max_string_bytes: 8,
                 max_array_len: 1,
