@@ -59,6 +59,48 @@ pub fn encode_str_into(text: &str, options: &EncodeOptions, out: &mut String) {
     quote::push_string_value(text, options.delimiter, out);
 }
 
+/// A field's value as the decoder reads it from `token`, the text after `key: ` (with no
+/// space at either end): a quoted string, `true`, `false`, `null`, a number (by the number
+/// policy above), `[]` (an empty array), or else the token itself as a string. `None` where
+/// the decoder reports an error (a quoted string that is broken or followed by more text)
+/// and for an empty token, which makes the field an object (nested, on the lines after it, or
+/// empty). For a reader that takes a document of a known shape apart line by line and must
+/// read each value as the decoder would (`ide-mcp-server`'s `mcp::common_call`); tests hold
+/// it to the decoder.
+pub fn decode_field_value(token: &str) -> Option<Value> {
+    match token.as_bytes().first() {
+        None => None,
+        Some(b'[') if token == "[]" => Some(Value::Array(Vec::new())),
+        Some(b'"') => match quote::decode_quoted(token, 0) {
+            Ok((text, after)) if after == token.len() => Some(Value::String(text)),
+            _ => None,
+        },
+        Some(b't') if token == "true" => Some(Value::Bool(true)),
+        Some(b'f') if token == "false" => Some(Value::Bool(false)),
+        Some(b'n') if token == "null" => Some(Value::Null),
+        Some(b'-' | b'0'..=b'9') => {
+            Some(number::decode_number(token).unwrap_or_else(|| Value::String(token.to_owned())))
+        }
+        Some(_) => Some(Value::String(token.to_owned())),
+    }
+}
+
+/// A key quoted at the start of `text`, decoded, and the offset just past its closing quote;
+/// `None` when it is broken. With [`key_is_bare`], what a line-by-line reader needs to read a
+/// key as the decoder does.
+pub fn decode_quoted_key(text: &str) -> Option<(String, usize)> {
+    if !text.starts_with('"') {
+        return None;
+    }
+    quote::decode_quoted(text, 0).ok()
+}
+
+/// Whether `key` is one the encoder writes bare (`^[A-Za-z_][A-Za-z0-9_.]*$`), which the
+/// decoder then reads back as it is.
+pub fn key_is_bare(key: &str) -> bool {
+    quote::key_is_bare(key)
+}
+
 /// Decodes a TOON document.
 pub fn decode(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
     decode::decode(text, options)
@@ -76,6 +118,101 @@ pub fn decode_bytes(bytes: &[u8], options: &DecodeOptions) -> Result<Value, Deco
             let column =
                 std::str::from_utf8(&valid[line_start..]).map_or(1, |s| s.chars().count() + 1);
             Err(DecodeError::new(line, column, "invalid UTF-8"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the decoder makes of `token` as a field's value, or `None` for an error.
+    fn as_the_decoder_reads_it(token: &str) -> Option<Value> {
+        let document = format!("k: {token}");
+        decode(&document, &DecodeOptions::default())
+            .ok()
+            .and_then(|value| value.get("k").cloned())
+    }
+
+    #[test]
+    fn a_value_token_is_read_as_the_decoder_reads_it() {
+        let tokens = [
+            "bench-echo",
+            "tools/call",
+            r#""2.0""#,
+            "2.0",
+            "12",
+            "-0",
+            "0",
+            "05",
+            "-007",
+            "1e3",
+            "1.5e-7",
+            "1.0",
+            "-12.50",
+            "123456789012345678901234",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1e400",
+            "true",
+            "false",
+            "null",
+            "True",
+            "nul",
+            "-",
+            "+1",
+            ".5",
+            "a b c",
+            "a:b",
+            "δ",
+            r#""""#,
+            r#""a\"b""#,
+            r#""tab\tnew\nline""#,
+            r#""\u00e9""#,
+            r#""broken"#,
+            r#""a"b"#,
+            r#""a" b"#,
+            r#""bad \x escape""#,
+            r#""\ud800""#,
+            "x,y",
+            "[]",
+            "-x",
+            "0x10",
+        ];
+        for token in tokens {
+            assert_eq!(
+                decode_field_value(token),
+                as_the_decoder_reads_it(token),
+                "{token}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_quoted_key_is_read_as_the_decoder_reads_it() {
+        for key in ["dev.lain.claudejb/token", "a b", "with \"quote\"", "é", ""] {
+            let mut quoted = String::new();
+            quote::push_quoted(key, &mut quoted);
+            let (decoded, end) = decode_quoted_key(&quoted).expect("a quoted key");
+            assert_eq!((decoded.as_str(), end), (key, quoted.len()));
+            let document = format!("{quoted}: 1");
+            let value = decode(&document, &DecodeOptions::default()).expect("decodes");
+            assert_eq!(value.get(key), Some(&Value::from(1)), "{key}");
+        }
+        assert_eq!(decode_quoted_key(r#""open"#), None);
+        assert_eq!(decode_quoted_key("bare"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn any_token_is_read_as_the_decoder_reads_it(token in "[ -~é\"\\\\]{0,12}") {
+            let token = token.trim_matches(' ');
+            // An empty token opens an object: no value to compare.
+            if !token.is_empty() {
+                prop_assert_eq!(decode_field_value(token), as_the_decoder_reads_it(token), "{}", token);
+            }
         }
     }
 }

@@ -10,7 +10,7 @@
 //! - [`messages`]: [`ClientRequest`] and [`ClientNotification`], parsed from JSON-RPC.
 //! - [`results`]: [`ServerResult`] and the `_meta` every result carries.
 
-mod common_call;
+pub(crate) mod common_call;
 pub mod messages;
 pub mod meta;
 pub mod results;

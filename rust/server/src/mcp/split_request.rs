@@ -72,7 +72,7 @@ impl SplitMessage {
 /// `Parse error` reply gives. The `tools/call` line of the shape every client sends is read
 /// by hand ([`super::common_call`]); any other line, and any doubt, by the strict parser.
 pub(crate) fn decode_line(payload: &[u8], limits: &DecodeLimits) -> Result<SplitMessage, String> {
-    match super::common_call::read(payload, limits) {
+    match super::common_call::json::read(payload, limits) {
         Some(message) => Ok(message),
         None => decode_line_in_parts(payload, limits),
     }
@@ -334,7 +334,7 @@ impl ObjectReader for Params {
 mod tests {
     use super::*;
     use crate::mcp::{ClientNotification, RunArguments};
-    use crate::wire::{decode_payload, Wire};
+    use crate::wire::{decode_message, decode_payload, Wire};
     use proptest::prelude::*;
 
     /// A classified message in terms both paths share: `run`'s arguments read as the call
@@ -431,6 +431,9 @@ mod tests {
             let limits = DecodeLimits::default();
             assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
             assert_eq!(by_hand(&line, &limits), None, "{line}");
+            if let Some(toon) = as_frame(&line) {
+                assert_eq!(frame_by_hand(&toon, &limits), None, "{toon}");
+            }
         }
     }
 
@@ -438,7 +441,7 @@ mod tests {
     /// it, against what the strict reader makes of it: `None` when they agree (or the hand
     /// reader leaves the line to the strict one), else both.
     fn by_hand(line: &str, limits: &DecodeLimits) -> Option<String> {
-        let read = super::super::common_call::read(line.as_bytes(), limits)?;
+        let read = super::super::common_call::json::read(line.as_bytes(), limits)?;
         let strict = decode_line_in_parts(line.as_bytes(), limits);
         (strict.as_ref() != Ok(&read)).then(|| format!("by hand {read:?}, strict {strict:?}"))
     }
@@ -497,7 +500,7 @@ mod tests {
         let limits = DecodeLimits::default();
         for line in common_lines() {
             assert!(
-                super::super::common_call::read(line.as_bytes(), &limits).is_some(),
+                super::super::common_call::json::read(line.as_bytes(), &limits).is_some(),
                 "{line} is read by hand"
             );
             assert_eq!(by_hand(&line, &limits), None, "{line}");
@@ -511,7 +514,7 @@ mod tests {
         let common = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"run","arguments":{{"tool":"echo","args":{{"v":1}}}},"_meta":{{"{TOKEN}":"t"}}}}}}"#
         );
-        assert!(super::super::common_call::read(common.as_bytes(), &limits).is_some());
+        assert!(super::super::common_call::json::read(common.as_bytes(), &limits).is_some());
         let variants = [
             // Escapes in keys and strings.
             common.replace(r#""tool":"echo""#, r#""tool":"ec\u0068o""#),
@@ -548,7 +551,7 @@ mod tests {
         ];
         for line in variants {
             assert!(
-                super::super::common_call::read(line.as_bytes(), &limits).is_none(),
+                super::super::common_call::json::read(line.as_bytes(), &limits).is_none(),
                 "{line} is left to the strict reader"
             );
             assert_eq!(split(&line, &limits), whole(&line, &limits), "{line}");
@@ -557,7 +560,128 @@ mod tests {
         let mut bytes = common.into_bytes();
         let at = bytes.len() - 20;
         bytes[at] = 0xff;
-        assert!(super::super::common_call::read(&bytes, &limits).is_none());
+        assert!(super::super::common_call::json::read(&bytes, &limits).is_none());
+    }
+
+    /// A frame's TOON as the decoder's way classifies it (decoded whole, then taken apart).
+    fn frame_whole(toon: &str, limits: &DecodeLimits) -> Result<String, String> {
+        let value = decode_payload(Wire::Frames, toon.as_bytes(), limits)?;
+        Ok(outcome(classify(SplitMessage::whole(value))))
+    }
+
+    /// What the TOON reader makes of a frame, when it takes it, against the decoder's way:
+    /// `None` when they agree (or the reader leaves the frame to the decoder), else both.
+    fn frame_by_hand(toon: &str, limits: &DecodeLimits) -> Option<String> {
+        let read = super::super::common_call::toon::read(toon.as_bytes(), limits)?;
+        let by_hand = Ok(outcome(classify(read)));
+        let whole = frame_whole(toon, limits);
+        (by_hand != whole).then(|| format!("by hand {by_hand:?}, whole {whole:?}"))
+    }
+
+    /// The frame a bridge sends for `line`: its value in TOON.
+    fn as_frame(line: &str) -> Option<String> {
+        let value: Value = serde_json::from_str(line).ok()?;
+        Some(ide_mcp_protocol::toon::encode(
+            &value,
+            &ide_mcp_protocol::toon::EncodeOptions::default(),
+        ))
+    }
+
+    #[test]
+    fn the_common_tools_call_frame_is_read_by_hand_as_the_decoder_reads_it() {
+        let limits = DecodeLimits::default();
+        let mut read = 0;
+        for line in common_lines() {
+            let toon = as_frame(&line).expect("valid JSON");
+            let by_hand = super::super::common_call::toon::read(toon.as_bytes(), &limits);
+            // `args` whose fields all have values are read by hand; a deeper one is not.
+            let value: Value = serde_json::from_str(&line).expect("valid JSON");
+            let a_value = |value: &Value| match value {
+                Value::Object(_) => false,
+                Value::Array(items) => items.is_empty(),
+                _ => true,
+            };
+            let flat = match &value["params"]["arguments"]["args"] {
+                Value::Object(fields) => fields.values().all(a_value),
+                args => a_value(args),
+            };
+            assert_eq!(by_hand.is_some(), flat, "{toon}");
+            read += usize::from(by_hand.is_some());
+            assert_eq!(frame_by_hand(&toon, &limits), None, "{toon}");
+            let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits);
+            assert_eq!(
+                frame.map(|message| outcome(classify(message))),
+                frame_whole(&toon, &limits),
+                "{toon}"
+            );
+        }
+        assert!(read > 0);
+    }
+
+    #[test]
+    fn any_other_frame_is_left_to_the_decoder() {
+        let limits = DecodeLimits::default();
+        let common = format!(
+            "jsonrpc: \"2.0\"\nid: 1\nmethod: tools/call\nparams:\n  name: run\n  arguments:\n    tool: echo\n    args:\n      v: 1\n      w.x: \"a b\"\n  _meta:\n    \"{TOKEN}\": t"
+        );
+        assert!(super::super::common_call::toon::read(common.as_bytes(), &limits).is_some());
+        assert_eq!(frame_by_hand(&common, &limits), None);
+        let read_alike = [
+            common.replace('\n', "\r\n"),
+            common.replace("v: 1", "v: 1   "),
+            common.replace("v: 1", "v:1"),
+            common.replace("v: 1", "\"v\": 1"),
+            common.replace("id: 1", "id: \"1\""),
+            common.replace("id: 1", "id: 1.0"),
+            common.replace("v: 1", "v: []"),
+            common.replace("    args:\n      v: 1\n      w.x: \"a b\"\n", "    args:\n"),
+        ];
+        for toon in &read_alike {
+            assert!(
+                super::super::common_call::toon::read(toon.as_bytes(), &limits).is_some(),
+                "{toon}"
+            );
+            assert_eq!(frame_by_hand(toon, &limits), None, "{toon}");
+        }
+        let left = [
+            format!("{common}\n"),
+            common.replace("id: 1\n", "id: 1\n\n"),
+            common.replace("  name: run", "\tname: run"),
+            common.replace("  name: run", "   name: run"),
+            common.replace("      v: 1", "        v: 1"),
+            common.replace("v: 1", "v:\n        deeper: 1"),
+            common.replace("v: 1", "v[2]: 1,2"),
+            common.replace("v: 1", "\"v\" : 1"),
+            common.replace("v: 1", "v: 1\n      v: 2"),
+            common.replace("id: 1", "id: 1\nid: 2"),
+            common.replace("id: 1", "id: 1\nx: 0"),
+            common.replace("name: run", "name: tools"),
+            common.replace("method: tools/call", "method: tools/list"),
+            common.replace("tool: echo", "tool: echo\n    x: 0"),
+            common.replace("tool: echo", "tool: \"echo"),
+            common.replace("v: 1", "v: \"1\" 2"),
+            common.replace(&format!("\"{TOKEN}\": t"), "y: t"),
+        ];
+        for toon in &left {
+            assert!(
+                super::super::common_call::toon::read(toon.as_bytes(), &limits).is_none(),
+                "{toon}"
+            );
+            let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits);
+            assert_eq!(
+                frame.map(|message| outcome(classify(message))),
+                frame_whole(toon, &limits),
+                "{toon}"
+            );
+        }
+        let tight = DecodeLimits {
+            max_string_bytes: 3,
+            ..DecodeLimits::default()
+        };
+        assert!(super::super::common_call::toon::read(common.as_bytes(), &tight).is_none());
+        let long = format!("{common}\n{}", "  ".repeat(5000));
+        assert!(long.len() > super::super::common_call::toon::MAX_BYTES);
+        assert!(super::super::common_call::toon::read(long.as_bytes(), &limits).is_none());
     }
 
     /// A line whose `args` alone fit the budget while the whole line does not is not taken by
@@ -578,7 +702,7 @@ mod tests {
             );
             let strict = decode_line_in_parts(line.as_bytes(), &limits);
             within.push(strict.is_ok());
-            if let Some(read) = super::super::common_call::read(line.as_bytes(), &limits) {
+            if let Some(read) = super::super::common_call::json::read(line.as_bytes(), &limits) {
                 assert_eq!(strict.as_ref(), Ok(&read), "{elements} elements");
             }
             assert_eq!(
@@ -687,12 +811,150 @@ mod tests {
             .prop_map(|members| format!("{{{}}}", members.join(",")))
     }
 
+    /// A `tools/call` of the common shape, its members in any order, its strings and `args`
+    /// drawn from awkward ones, now and then a member repeated or added.
+    fn near_common_line() -> impl Strategy<Value = String> {
+        let text = prop_oneof![
+            "[a-zA-Z_][a-zA-Z0-9_.]{0,6}",
+            "[ -~é]{0,8}",
+            prop::sample::select(vec![
+                "",
+                "true",
+                "null",
+                "-0",
+                "1e3",
+                "05",
+                "2.0",
+                "a: b",
+                " x ",
+                "[]",
+                "-",
+                "\"",
+                "\\",
+                "tab\there",
+                "line\nbreak",
+                "δ",
+                "😀",
+            ])
+            .prop_map(str::to_owned),
+        ];
+        let json_string = text
+            .clone()
+            .prop_map(|text| Value::String(text).to_string());
+        let primitive = prop_oneof![
+            json_string.clone(),
+            prop::sample::select(vec![
+                "0",
+                "7",
+                "-3",
+                "2.5",
+                "1e400",
+                "18446744073709551615",
+                "18446744073709551616",
+                "true",
+                "false",
+                "null",
+                "[]",
+                "{}",
+                "[1]",
+                r#"{"k":1}"#,
+            ])
+            .prop_map(str::to_owned),
+        ];
+        let args = prop_oneof![
+            prop::collection::vec((text.clone(), primitive.clone()), 0..4).prop_map(|fields| {
+                let fields: Vec<String> = fields
+                    .into_iter()
+                    .map(|(key, value)| format!("{}:{value}", Value::String(key)))
+                    .collect();
+                format!("{{{}}}", fields.join(","))
+            }),
+            primitive.clone(),
+        ];
+        let id = prop_oneof![
+            json_string.clone(),
+            prop::sample::select(vec!["1", "0", "42", "-1", "1.5", "null"]).prop_map(str::to_owned),
+        ];
+        let meta = prop::collection::vec(
+            (
+                prop::sample::select(vec![
+                    TOKEN,
+                    "progressToken",
+                    "io.modelcontextprotocol/protocolVersion",
+                    "other",
+                ]),
+                prop_oneof![json_string.clone(), Just("7".to_owned())],
+            ),
+            0..4,
+        )
+        .prop_map(|members| {
+            let members: Vec<String> = members
+                .into_iter()
+                .map(|(key, value)| format!(r#""{key}":{value}"#))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        });
+        (
+            id,
+            json_string,
+            args,
+            meta,
+            any::<bool>(),
+            any::<bool>(),
+            prop::sample::select(vec![0usize, 0, 0, 1, 2, 3]),
+        )
+            .prop_map(|(id, tool, args, meta, meta_first, id_last, extra)| {
+                let arguments = format!(r#""arguments":{{"tool":{tool},"args":{args}}}"#);
+                let name = r#""name":"run""#;
+                let meta = format!(r#""_meta":{meta}"#);
+                let mut params = if meta_first {
+                    vec![meta, name.to_owned(), arguments]
+                } else {
+                    vec![name.to_owned(), arguments, meta]
+                };
+                let mut envelope = vec![
+                    r#""jsonrpc":"2.0""#.to_owned(),
+                    r#""method":"tools/call""#.to_owned(),
+                ];
+                match extra {
+                    1 => params.push(r#""name":"run""#.to_owned()),
+                    2 => envelope.push(r#""jsonrpc":"2.0""#.to_owned()),
+                    3 => params.push(r#""x":1"#.to_owned()),
+                    _ => {}
+                }
+                envelope.push(format!(r#""params":{{{}}}"#, params.join(",")));
+                let id = format!(r#""id":{id}"#);
+                if id_last {
+                    envelope.push(id);
+                } else {
+                    envelope.insert(0, id);
+                }
+                format!("{{{}}}", envelope.join(","))
+            })
+    }
+
     proptest! {
+        #[test]
+        fn a_near_common_message_reads_by_hand_as_it_reads_whole(line in near_common_line()) {
+            let limits = DecodeLimits::default();
+            prop_assert_eq!(by_hand(&line, &limits), None, "{}", line);
+            prop_assert_eq!(split(&line, &limits), whole(&line, &limits), "{}", line);
+            if let Some(toon) = as_frame(&line) {
+                prop_assert_eq!(frame_by_hand(&toon, &limits), None, "{}", toon);
+                let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits)
+                    .map(|message| outcome(classify(message)));
+                prop_assert_eq!(frame, frame_whole(&toon, &limits), "{}", toon);
+            }
+        }
+
         #[test]
         fn any_tools_call_line_reads_in_parts_as_it_reads_whole(line in any_line()) {
             let limits = DecodeLimits::default();
             prop_assert_eq!(split(&line, &limits), whole(&line, &limits), "{}", line);
             prop_assert_eq!(by_hand(&line, &limits), None, "{}", line);
+            if let Some(toon) = as_frame(&line) {
+                prop_assert_eq!(frame_by_hand(&toon, &limits), None, "{}", toon);
+            }
             let tight = DecodeLimits {
                 max_string_bytes: 8,
                 max_array_len: 1,

@@ -1,57 +1,25 @@
-//! The `tools/call` line every client sends, read by hand: `jsonrpc`, `id`, `method` (which
-//! is `tools/call`) and `params`, whose `_meta` holds the token (and perhaps the protocol
-//! version and a progress token), whose `name` is `run`, and whose `arguments` are `run`'s
-//! `tool` and `args`.
-//!
-//! Reading such a line through the strict parser ([`super::split_request`]) costs most of
-//! what the server spends on a call's way in: `serde_json`'s deserializer walks the
-//! envelope member by member through seeds and visitors for a dozen short strings. Here the
-//! envelope is scanned byte by byte, its few strings are taken as they are when they hold no
-//! escape, and only `args` (the domain tool's arguments, any JSON) goes to the strict parser.
-//!
-//! The reader takes no decision of its own: anything outside that shape — another member, a
-//! key or a string with an escape, a repeated key, an `id` that is not a plain integer or
-//! string, text that is not UTF-8, `args` that the strict parser refuses, a message past a
-//! decode limit — gives `None`, and the caller reads the line with the strict parser, which
-//! gives the same message or the error. What it gives is what [`super::split_request`]
-//! gives for the same line (tests hold the two together on fixed and generated lines).
+//! The JSON line: the envelope scanned byte by byte, its few strings taken as they are when
+//! they hold no escape, and only `args` (the domain tool's arguments, any JSON) given to the
+//! strict parser. Reading the line through the strict parser ([`super::super::split_request`])
+//! walks `serde_json`'s deserializer through seeds and visitors for a dozen short strings, most
+//! of what the server spent on a call's way in.
 
 use ide_mcp_protocol::budget::{decode_budget, DECODE_BYTES_PER_INPUT_BYTE};
-use ide_mcp_protocol::json::split::Split;
-use ide_mcp_protocol::json::{self, TopLevel, MAX_DEPTH};
-use ide_mcp_protocol::jsonrpc::ENVELOPE_MEMBERS;
-use serde_json::{Map, Number, Value};
+use ide_mcp_protocol::json::{self, MAX_DEPTH};
+use serde_json::{Number, Value};
 
+use super::{Envelope, Params, ID, JSONRPC, METHOD};
 use crate::limits::DecodeLimits;
-use crate::mcp::messages::RUN_MEMBERS;
-use crate::mcp::meta::META_MEMBERS;
 use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
-
-/// The slots of [`ENVELOPE_MEMBERS`] this reader fills.
-const ID: usize = 0;
-const JSONRPC: usize = 1;
-const METHOD: usize = 2;
-const PARAMS: usize = 3;
-const _: () = assert!(
-    matches!(ENVELOPE_MEMBERS[ID].as_bytes(), b"id")
-        && matches!(ENVELOPE_MEMBERS[JSONRPC].as_bytes(), b"jsonrpc")
-        && matches!(ENVELOPE_MEMBERS[METHOD].as_bytes(), b"method")
-        && matches!(ENVELOPE_MEMBERS[PARAMS].as_bytes(), b"params")
-        && matches!(RUN_MEMBERS[0].as_bytes(), b"args")
-        && matches!(RUN_MEMBERS[1].as_bytes(), b"tool")
-);
 
 /// How deep `args` may nest here: the strict parser counts from the line's root, four levels
 /// above `args`, so anything near its limit is left to it.
 const MAX_ARGS_DEPTH: usize = MAX_DEPTH - 8;
 
-/// The line read into the parts [`super::split_request::decode_line`] gives, when it has the
-/// common shape and passes `limits`; `None` for anything else.
+/// The line read into the parts [`super::super::split_request::decode_line`] gives, when it
+/// has the common shape and passes `limits`; `None` for anything else.
 pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage> {
-    // The decode limits on what the shape holds besides `args` (at most four members an
-    // object, four levels) are passed or not for every line alike; a limit this low leaves
-    // every line to the strict reader, which names it.
-    if limits.max_object_keys < 4 || limits.max_depth < 4 {
+    if !super::limits_leave_room(limits) {
         return None;
     }
     let text = std::str::from_utf8(payload).ok()?;
@@ -61,7 +29,7 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage
         at: 0,
         longest_string: 0,
     };
-    let mut named = [const { None }; ENVELOPE_MEMBERS.len()];
+    let mut envelope = Envelope::default();
     let mut params = None;
     line.object(|line, key| {
         let slot = match key {
@@ -69,46 +37,23 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage
             "jsonrpc" => JSONRPC,
             "method" => METHOD,
             // Only after `method`, as the strict reader takes `params` apart.
-            "params" if named[METHOD].is_some() && params.is_none() => {
+            "params" if envelope.takes_params() && params.is_none() => {
                 params = Some(line.params(payload.len())?);
                 return Some(());
             }
             _ => return None,
         };
-        if named[slot].is_some() {
-            return None;
-        }
         let value = match slot {
             ID => line.id()?,
-            METHOD => match line.string()? {
-                "tools/call" => Value::String("tools/call".to_owned()),
-                _ => return None,
-            },
             _ => Value::String(line.string()?.to_owned()),
         };
-        named[slot] = Some(value);
-        Some(())
+        envelope.set(slot, value)
     })?;
     line.whitespace();
     if line.at != payload.len() {
         return None;
     }
-    let params = params?;
-    let rest = Map::new();
-    // The limits on the rest: every key and string taken (`args` aside) within the longest
-    // allowed, and `args` as deep as it sits.
-    if line.longest_string > limits.max_string_bytes {
-        return None;
-    }
-    if let Some(Split::Object(([Some(args), _], _))) = &params.arguments {
-        limits.check_at(args, ARGS_DEPTH).ok()?;
-    }
-    // As the strict reader leaves it: the params' slot marks an object, taken apart.
-    named[PARAMS] = Some(Value::Object(Map::new()));
-    Some(SplitMessage {
-        top_level: TopLevel::Object { named, rest },
-        tools_call: Some(params),
-    })
+    envelope.finish(params?, line.longest_string, limits)
 }
 
 /// The bytes a plain string stops at: its closing quote, or what makes it not plain (a
@@ -124,9 +69,6 @@ static ENDS_A_PLAIN_STRING: [bool; 256] = {
     ends[b'\\' as usize] = true;
     ends
 };
-
-/// How deep `args` sits: in `arguments`, in `params`, in the line's object.
-const ARGS_DEPTH: usize = 4;
 
 /// A position in the line.
 struct Cursor<'a> {
@@ -231,49 +173,38 @@ impl<'a> Cursor<'a> {
 
     /// `tools/call`'s params: `_meta`, `name` and (after a `name` of `run`) `arguments`.
     fn params(&mut self, line_length: usize) -> Option<Box<ToolsCallParams>> {
-        let (mut meta, mut name, mut arguments) = (None, None, None);
-        self.object(|line, key| {
-            match key {
-                "_meta" if meta.is_none() => {
-                    let mut members = [const { None }; META_MEMBERS.len()];
-                    line.object(|line, key| {
-                        let index = META_MEMBERS.iter().position(|name| *name == key)?;
-                        if members[index].is_some() {
-                            return None;
-                        }
-                        members[index] = Some(line.id()?);
-                        Some(())
-                    })?;
-                    meta = Some(Split::Object((members, Map::new())));
-                }
-                "name" if name.is_none() => match line.string()? {
-                    "run" => name = Some(Value::String("run".to_owned())),
-                    _ => return None,
-                },
-                "arguments" if name.is_some() && arguments.is_none() => {
-                    let (mut args, mut tool) = (None, None);
-                    line.object(|line, key| {
-                        match key {
-                            "tool" if tool.is_none() => {
-                                tool = Some(Value::String(line.string()?.to_owned()));
-                            }
-                            "args" if args.is_none() => args = Some(line.args(line_length)?),
-                            _ => return None,
-                        }
-                        Some(())
-                    })?;
-                    arguments = Some(Split::Object(([args, tool], Map::new())));
-                }
-                _ => return None,
+        let mut params = Params::default();
+        self.object(|line, key| match key {
+            "_meta" => {
+                let mut meta = params.start_meta()?;
+                line.object(|line, key| {
+                    let value = line.id()?;
+                    meta.set(key, value)
+                })?;
+                params.meta(meta)
             }
-            Some(())
+            "name" => {
+                let name = Value::String(line.string()?.to_owned());
+                params.name(name)
+            }
+            "arguments" => {
+                let mut arguments = params.start_arguments()?;
+                line.object(|line, key| match key {
+                    "tool" => {
+                        let tool = Value::String(line.string()?.to_owned());
+                        arguments.tool(tool)
+                    }
+                    "args" => {
+                        let args = line.args(line_length)?;
+                        arguments.args(args)
+                    }
+                    _ => None,
+                })?;
+                params.arguments(arguments)
+            }
+            _ => None,
         })?;
-        Some(Box::new(ToolsCallParams {
-            meta,
-            name,
-            arguments,
-            rest: Map::new(),
-        }))
+        Some(params.finish())
     }
 
     /// `run`'s `args`: any JSON value, found to its end here and parsed by the strict parser

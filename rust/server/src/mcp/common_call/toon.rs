@@ -1,0 +1,217 @@
+//! The frame's TOON, as the encoder writes the common `tools/call` (the bridge's way in):
+//!
+//! ```text
+//! jsonrpc: "2.0"
+//! id: 12
+//! method: tools/call
+//! params:
+//!   name: run
+//!   arguments:
+//!     tool: echo
+//!     args:
+//!       value: bench-echo
+//!   _meta:
+//!     "dev.lain.claudejb/token": …
+//! ```
+//!
+//! read line by line: each line is `key: value` or `key:` (an object on the lines below it,
+//! one level deeper), its key bare or quoted, its value read by
+//! [`toon::decode_field_value`], the decoder's own reading of a field's value. The decoder
+//! would build a map for each of the five objects and hash every key. `args` is read here
+//! only when its fields are values (no object or array of them beside `[]`): a deeper `args`
+//! is left to the decoder with the rest of the message.
+//!
+//! A message of at most [`MAX_BYTES`] is read: the decoder's budget (16 bytes a byte of the
+//! message, and 1 MiB more) is then far above what this shape can take (its strings, an entry
+//! for each of its lines, a few objects' room), so no message is read here that the decoder
+//! would refuse for its budget.
+
+use std::borrow::Cow;
+
+use ide_mcp_protocol::toon;
+use serde_json::{Map, Value};
+
+use super::{Envelope, Params, ID, JSONRPC, METHOD};
+use crate::limits::DecodeLimits;
+use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
+
+/// The largest message read here. Its decode charges at most its bytes of strings, an entry
+/// (72 bytes) for each of its lines (at least three bytes each) and the room of its five
+/// objects (at most 16 entries each): about 25 times its size plus 6 KiB, well within the
+/// 16 times plus 1 MiB of its budget.
+pub(crate) const MAX_BYTES: usize = 8 * 1024;
+
+/// The frame read into the parts the decoder's way gives (the whole value, taken apart),
+/// when it has the common shape and passes `limits`; `None` for anything else.
+pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage> {
+    if payload.len() > MAX_BYTES || !super::limits_leave_room(limits) {
+        return None;
+    }
+    let text = std::str::from_utf8(payload).ok()?;
+    let mut lines = Lines {
+        rest: Some(text),
+        peeked: None,
+        longest_string: 0,
+    };
+    let mut envelope = Envelope::default();
+    let mut params = None;
+    while let Some(line) = lines.next()? {
+        if line.depth != 0 {
+            return None;
+        }
+        let (key, value) = lines.field(line.content)?;
+        match (key.as_ref(), value) {
+            ("params", None) if envelope.takes_params() && params.is_none() => {
+                params = Some(lines.params()?);
+            }
+            (key, Some(value)) => {
+                let slot = match key {
+                    "id" => ID,
+                    "jsonrpc" => JSONRPC,
+                    "method" => METHOD,
+                    _ => return None,
+                };
+                envelope.set(slot, value)?;
+            }
+            _ => return None,
+        }
+    }
+    envelope.finish(params?, lines.longest_string, limits)
+}
+
+/// One line: its depth (two spaces a level) and its content, trailing spaces and CR off.
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    depth: usize,
+    content: &'a str,
+}
+
+/// The lines of the message, one looked at ahead.
+struct Lines<'a> {
+    rest: Option<&'a str>,
+    peeked: Option<Line<'a>>,
+    /// The length of the longest key or string value taken so far.
+    longest_string: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// The next line; `Some(None)` at the end, `None` for a line the decoder reads another
+    /// way than this reader would (blank, indented by a tab or an odd number of spaces).
+    fn next(&mut self) -> Option<Option<Line<'a>>> {
+        if let Some(line) = self.peeked.take() {
+            return Some(Some(line));
+        }
+        let Some(rest) = self.rest else {
+            return Some(None);
+        };
+        let (raw, after) = match rest.split_once('\n') {
+            Some((raw, after)) => (raw, Some(after)),
+            None => (rest, None),
+        };
+        self.rest = after;
+        let indent = raw.len() - raw.trim_start_matches(' ').len();
+        let content = raw[indent..].trim_end_matches([' ', '\r']);
+        if content.is_empty() || content.starts_with('\t') || indent % 2 != 0 {
+            return None;
+        }
+        Some(Some(Line {
+            depth: indent / 2,
+            content,
+        }))
+    }
+
+    /// The next line when it is `depth` deep; `Some(None)` when the next line is shallower
+    /// (or there is none), which ends the object the caller reads; `None` when it is deeper.
+    fn next_at(&mut self, depth: usize) -> Option<Option<Line<'a>>> {
+        let Some(line) = self.next()? else {
+            return Some(None);
+        };
+        if line.depth < depth {
+            self.peeked = Some(line);
+            return Some(None);
+        }
+        (line.depth == depth).then_some(Some(line))
+    }
+
+    /// A line's key and its value (`None` for `key:`, which opens an object). The key is
+    /// quoted, or bare as the encoder writes bare keys: then the decoder takes it as it is,
+    /// with no `[` (an array's header) or quote before its colon.
+    fn field(&mut self, content: &'a str) -> Option<(Cow<'a, str>, Option<Value>)> {
+        let (key, after_colon) = match toon::decode_quoted_key(content) {
+            Some((key, end)) => {
+                let after = content[end..].strip_prefix(':')?;
+                (Cow::Owned(key), after)
+            }
+            None => {
+                let (key, after) = content.split_once(':')?;
+                if !toon::key_is_bare(key) {
+                    return None;
+                }
+                (Cow::Borrowed(key), after)
+            }
+        };
+        self.longest_string = self.longest_string.max(key.len());
+        let token = after_colon.trim_start_matches(' ');
+        if token.is_empty() {
+            return Some((key, None));
+        }
+        let value = toon::decode_field_value(token)?;
+        if let Value::String(text) = &value {
+            self.longest_string = self.longest_string.max(text.len());
+        }
+        Some((key, Some(value)))
+    }
+
+    /// An object's fields at `depth`, each given to `field` with its value (`None` for one
+    /// that opens an object, which `field` reads from the lines after it).
+    fn object(
+        &mut self,
+        depth: usize,
+        mut field: impl FnMut(&mut Self, Cow<'a, str>, Option<Value>) -> Option<()>,
+    ) -> Option<()> {
+        while let Some(line) = self.next_at(depth)? {
+            let (key, value) = self.field(line.content)?;
+            field(self, key, value)?;
+        }
+        Some(())
+    }
+
+    /// `tools/call`'s params, on the lines one level deep.
+    fn params(&mut self) -> Option<Box<ToolsCallParams>> {
+        let mut params = Params::default();
+        self.object(1, |lines, key, value| match (key.as_ref(), value) {
+            ("_meta", None) => {
+                let mut meta = params.start_meta()?;
+                lines.object(2, |_, key, value| meta.set(&key, value?))?;
+                params.meta(meta)
+            }
+            ("name", Some(name)) => params.name(name),
+            ("arguments", None) => {
+                let mut arguments = params.start_arguments()?;
+                lines.object(2, |lines, key, value| match (key.as_ref(), value) {
+                    ("tool", Some(tool)) => arguments.tool(tool),
+                    ("args", Some(args)) => arguments.args(args),
+                    ("args", None) => arguments.args(lines.flat_object(3)?),
+                    _ => None,
+                })?;
+                params.arguments(arguments)
+            }
+            _ => None,
+        })?;
+        Some(params.finish())
+    }
+
+    /// An object whose fields (at `depth`, perhaps none) all have values.
+    fn flat_object(&mut self, depth: usize) -> Option<Value> {
+        let mut object = Map::new();
+        self.object(depth, |_, key, value| {
+            let key = key.into_owned();
+            if object.contains_key(&key) {
+                return None;
+            }
+            object.insert(key, value?);
+            Some(())
+        })?;
+        Some(Value::Object(object))
+    }
+}
