@@ -11,7 +11,6 @@ use serde_json::Value;
 use tokio_util::codec::Decoder;
 
 use crate::limits::DecodeLimits;
-use crate::mcp::common_call;
 use crate::mcp::split_request::{self, SplitMessage};
 use crate::outgoing::Outgoing;
 
@@ -156,20 +155,16 @@ pub fn decode_payload(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Resu
 }
 
 /// [`decode_payload`] for a message about to be classified: a JSON line is read straight
-/// into the parts the servers use (`mcp::split_request`); a frame's TOON text of the common
-/// `tools/call` is read into them by hand (`mcp::common_call::toon`), any other decodes into
-/// a value first, which is then taken apart at its top level. The same budget, limits and
-/// errors.
+/// into the parts the servers use (`mcp::split_request`); a frame's TOON text decodes into a
+/// value first, which is then taken apart at its top level. The same budget, limits and
+/// errors. (The common `tools/call` comes before this, read by hand: `mcp::common_call`.)
 pub(crate) fn decode_message(
     wire: Wire,
     payload: &[u8],
     limits: &DecodeLimits,
 ) -> Result<SplitMessage, String> {
     match wire {
-        Wire::Frames => match common_call::toon::read(payload, limits) {
-            Some(message) => Ok(message),
-            None => decode_payload(wire, payload, limits).map(SplitMessage::whole),
-        },
+        Wire::Frames => decode_payload(wire, payload, limits).map(SplitMessage::whole),
         Wire::Lines => split_request::decode_line(payload, limits),
     }
 }

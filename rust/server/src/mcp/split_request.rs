@@ -69,20 +69,8 @@ impl SplitMessage {
 }
 
 /// Parses one JSON line within the decode budget and `limits`; the error is the reason a
-/// `Parse error` reply gives. The `tools/call` line of the shape every client sends is read
-/// by hand ([`super::common_call`]); any other line, and any doubt, by the strict parser.
+/// `Parse error` reply gives.
 pub(crate) fn decode_line(payload: &[u8], limits: &DecodeLimits) -> Result<SplitMessage, String> {
-    match super::common_call::json::read(payload, limits) {
-        Some(message) => Ok(message),
-        None => decode_line_in_parts(payload, limits),
-    }
-}
-
-/// [`decode_line`] through the strict parser, for every line.
-pub(crate) fn decode_line_in_parts(
-    payload: &[u8],
-    limits: &DecodeLimits,
-) -> Result<SplitMessage, String> {
     let budget = decode_budget(payload.len());
     let split = json::parse_strict_with(payload, budget, SplitRoot(Envelope))
         .map_err(|error| error.to_string())?;
@@ -334,7 +322,7 @@ impl ObjectReader for Params {
 mod tests {
     use super::*;
     use crate::mcp::{ClientNotification, RunArguments};
-    use crate::wire::{decode_message, decode_payload, Wire};
+    use crate::wire::{decode_payload, Wire};
     use proptest::prelude::*;
 
     /// A classified message in terms both paths share: `run`'s arguments read as the call
@@ -437,13 +425,19 @@ mod tests {
         }
     }
 
-    /// What the hand reader ([`super::super::common_call`]) makes of a line, when it takes
-    /// it, against what the strict reader makes of it: `None` when they agree (or the hand
-    /// reader leaves the line to the strict one), else both.
+    /// The request a hand reader ([`super::super::common_call`]) made, as [`outcome`] words it.
+    fn request_outcome(request: ParsedRequest) -> String {
+        outcome(Ok(Classified::Request(request)))
+    }
+
+    /// What the hand reader makes of a line, when it takes it, against what the strict reader
+    /// makes of it: `None` when they agree (or the hand reader leaves the line to the strict
+    /// one), else both.
     fn by_hand(line: &str, limits: &DecodeLimits) -> Option<String> {
         let read = super::super::common_call::json::read(line.as_bytes(), limits)?;
-        let strict = decode_line_in_parts(line.as_bytes(), limits);
-        (strict.as_ref() != Ok(&read)).then(|| format!("by hand {read:?}, strict {strict:?}"))
+        let by_hand = Ok(request_outcome(read));
+        let strict = split(line, limits);
+        (by_hand != strict).then(|| format!("by hand {by_hand:?}, strict {strict:?}"))
     }
 
     /// The `tools/call` lines clients send: in every order of the members a client may put
@@ -573,7 +567,7 @@ mod tests {
     /// `None` when they agree (or the reader leaves the frame to the decoder), else both.
     fn frame_by_hand(toon: &str, limits: &DecodeLimits) -> Option<String> {
         let read = super::super::common_call::toon::read(toon.as_bytes(), limits)?;
-        let by_hand = Ok(outcome(classify(read)));
+        let by_hand = Ok(request_outcome(read));
         let whole = frame_whole(toon, limits);
         (by_hand != whole).then(|| format!("by hand {by_hand:?}, whole {whole:?}"))
     }
@@ -608,12 +602,6 @@ mod tests {
             assert_eq!(by_hand.is_some(), flat, "{toon}");
             read += usize::from(by_hand.is_some());
             assert_eq!(frame_by_hand(&toon, &limits), None, "{toon}");
-            let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits);
-            assert_eq!(
-                frame.map(|message| outcome(classify(message))),
-                frame_whole(&toon, &limits),
-                "{toon}"
-            );
         }
         assert!(read > 0);
     }
@@ -667,12 +655,6 @@ mod tests {
                 super::super::common_call::toon::read(toon.as_bytes(), &limits).is_none(),
                 "{toon}"
             );
-            let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits);
-            assert_eq!(
-                frame.map(|message| outcome(classify(message))),
-                frame_whole(toon, &limits),
-                "{toon}"
-            );
         }
         let tight = DecodeLimits {
             max_string_bytes: 3,
@@ -700,10 +682,14 @@ mod tests {
             let line = format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"run","arguments":{{"tool":"echo","args":{args}}}}}}}"#
             );
-            let strict = decode_line_in_parts(line.as_bytes(), &limits);
+            let strict = decode_line(line.as_bytes(), &limits);
             within.push(strict.is_ok());
             if let Some(read) = super::super::common_call::json::read(line.as_bytes(), &limits) {
-                assert_eq!(strict.as_ref(), Ok(&read), "{elements} elements");
+                assert_eq!(
+                    split(&line, &limits),
+                    Ok(request_outcome(read)),
+                    "{elements} elements"
+                );
             }
             assert_eq!(
                 split(&line, &limits),
@@ -941,9 +927,6 @@ mod tests {
             prop_assert_eq!(split(&line, &limits), whole(&line, &limits), "{}", line);
             if let Some(toon) = as_frame(&line) {
                 prop_assert_eq!(frame_by_hand(&toon, &limits), None, "{}", toon);
-                let frame = decode_message(Wire::Frames, toon.as_bytes(), &limits)
-                    .map(|message| outcome(classify(message)));
-                prop_assert_eq!(frame, frame_whole(&toon, &limits), "{}", toon);
             }
         }
 

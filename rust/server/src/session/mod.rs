@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
+use crate::mcp::common_call;
 use crate::mcp::split_request::{self, Classified};
 use crate::mcp::{self, ClientNotification, Era, ParsedRequest, ServerResult};
 use crate::methods;
@@ -99,7 +100,13 @@ impl Session {
     /// invalid one (made once and sent at once: boxing it would only add an allocation).
     #[allow(clippy::result_large_err)]
     fn read_payload(&self, wire: Wire, payload: &[u8]) -> Result<Classified, Response> {
-        let message = match decode_message(wire, payload, &self.shared.config.decode_limits) {
+        let limits = &self.shared.config.decode_limits;
+        // The `tools/call` every client sends, read by hand; everything else (and anything in
+        // doubt) decoded and classified.
+        if let Some(request) = common_call::read(wire, payload, limits) {
+            return Ok(Classified::Request(request));
+        }
+        let message = match decode_message(wire, payload, limits) {
             Ok(message) => message,
             Err(reason) => {
                 tracing::debug!(server = %self.server, %reason, "undecodable payload");

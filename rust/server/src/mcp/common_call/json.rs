@@ -8,17 +8,18 @@ use ide_mcp_protocol::budget::{decode_budget, DECODE_BYTES_PER_INPUT_BYTE};
 use ide_mcp_protocol::json::{self, MAX_DEPTH};
 use serde_json::{Number, Value};
 
-use super::{Envelope, Params, ID, JSONRPC, METHOD};
+use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
-use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
+use crate::mcp::messages::ParsedRequest;
+use crate::mcp::split_request::ToolsCallParams;
 
 /// How deep `args` may nest here: the strict parser counts from the line's root, four levels
 /// above `args`, so anything near its limit is left to it.
 const MAX_ARGS_DEPTH: usize = MAX_DEPTH - 8;
 
-/// The line read into the parts [`super::super::split_request::decode_line`] gives, when it
-/// has the common shape and passes `limits`; `None` for anything else.
-pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage> {
+/// The request of the line, when it has the common shape and passes `limits`; `None` for
+/// anything else.
+pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedRequest> {
     if !super::limits_leave_room(limits) {
         return None;
     }
@@ -31,23 +32,25 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage
     };
     let mut envelope = Envelope::default();
     let mut params = None;
-    line.object(|line, key| {
-        let slot = match key {
-            "id" => ID,
-            "jsonrpc" => JSONRPC,
-            "method" => METHOD,
-            // Only after `method`, as the strict reader takes `params` apart.
-            "params" if envelope.takes_params() && params.is_none() => {
-                params = Some(line.params(payload.len())?);
-                return Some(());
-            }
-            _ => return None,
-        };
-        let value = match slot {
-            ID => line.id()?,
-            _ => Value::String(line.string()?.to_owned()),
-        };
-        envelope.set(slot, value)
+    line.object(|line, key| match key {
+        "id" => {
+            let id = line.id()?;
+            envelope.id(id)
+        }
+        "jsonrpc" => {
+            let version = line.string()?;
+            envelope.version(version)
+        }
+        "method" => {
+            let method = line.string()?;
+            envelope.method(method)
+        }
+        // Only after `method`, as the strict reader takes `params` apart.
+        "params" if envelope.takes_params() && params.is_none() => {
+            params = Some(line.params(payload.len())?);
+            Some(())
+        }
+        _ => None,
     })?;
     line.whitespace();
     if line.at != payload.len() {
@@ -172,7 +175,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// `tools/call`'s params: `_meta`, `name` and (after a `name` of `run`) `arguments`.
-    fn params(&mut self, line_length: usize) -> Option<Box<ToolsCallParams>> {
+    fn params(&mut self, line_length: usize) -> Option<ToolsCallParams> {
         let mut params = Params::default();
         self.object(|line, key| match key {
             "_meta" => {

@@ -2,42 +2,43 @@
 //! (which is `tools/call`) and `params`, whose `_meta` holds the token (and perhaps the
 //! protocol version and a progress token), whose `name` is `run`, and whose `arguments` are
 //! `run`'s `tool` and `args`. [`json`] reads it from a JSON line, [`toon`] from a frame's
-//! TOON, each into the parts the servers use ([`SplitMessage`]) without building a map for
-//! the envelope's objects or hashing their keys: most of what a call cost on its way in.
+//! TOON, each straight into the request the servers answer ([`ParsedRequest`]), without a
+//! map built for the envelope's objects, a key hashed, or the envelope classified as a
+//! value: most of what a call cost on its way in.
 //!
 //! The readers take no decision of their own: anything outside that shape (another member, a
 //! repeated key, an escape where they expect none, a message past a decode limit, text they
 //! do not read exactly as the decoder would) gives `None`, and the caller reads the message
-//! with the decoder, which gives the same message or the error. What a reader gives is what
-//! the decoder's way gives for the same message (tests hold them together on fixed and
-//! generated messages, and on both sides of the decode budget).
+//! with the decoder, which gives the same request or the error. What a reader gives is what
+//! the decoder's way gives for the same message, decoded and classified (tests hold them
+//! together on fixed and generated messages, and on both sides of the decode budget).
 
 pub(crate) mod json;
 pub(crate) mod toon;
 
 use ide_mcp_protocol::json::split::Split;
-use ide_mcp_protocol::json::TopLevel;
-use ide_mcp_protocol::jsonrpc::ENVELOPE_MEMBERS;
+use ide_mcp_protocol::jsonrpc::{Id, JSONRPC_VERSION};
 use serde_json::{Map, Value};
 
 use crate::limits::DecodeLimits;
-use crate::mcp::messages::RUN_MEMBERS;
+use crate::mcp::messages::{ParsedRequest, RUN_MEMBERS};
 use crate::mcp::meta::META_MEMBERS;
-use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
+use crate::mcp::split_request::ToolsCallParams;
+use crate::wire::Wire;
 
-/// The slots of [`ENVELOPE_MEMBERS`] the readers fill.
-const ID: usize = 0;
-const JSONRPC: usize = 1;
-const METHOD: usize = 2;
-const PARAMS: usize = 3;
 const _: () = assert!(
-    matches!(ENVELOPE_MEMBERS[ID].as_bytes(), b"id")
-        && matches!(ENVELOPE_MEMBERS[JSONRPC].as_bytes(), b"jsonrpc")
-        && matches!(ENVELOPE_MEMBERS[METHOD].as_bytes(), b"method")
-        && matches!(ENVELOPE_MEMBERS[PARAMS].as_bytes(), b"params")
-        && matches!(RUN_MEMBERS[0].as_bytes(), b"args")
-        && matches!(RUN_MEMBERS[1].as_bytes(), b"tool")
+    matches!(RUN_MEMBERS[0].as_bytes(), b"args") && matches!(RUN_MEMBERS[1].as_bytes(), b"tool")
 );
+
+/// The request of a `tools/call` of the common shape read from `payload` (a frame or a line,
+/// as `wire` says), when it passes `limits`; `None` for any other message, which the caller
+/// decodes and classifies as every message.
+pub(crate) fn read(wire: Wire, payload: &[u8], limits: &DecodeLimits) -> Option<ParsedRequest> {
+    match wire {
+        Wire::Frames => toon::read(payload, limits),
+        Wire::Lines => json::read(payload, limits),
+    }
+}
 
 /// How deep `args` sits: in `arguments`, in `params`, in the message's object.
 const ARGS_DEPTH: usize = 4;
@@ -49,52 +50,64 @@ fn limits_leave_room(limits: &DecodeLimits) -> bool {
     limits.max_object_keys >= 4 && limits.max_depth >= 2 * ARGS_DEPTH
 }
 
-/// The envelope's members read so far.
+/// The envelope's members read so far: `jsonrpc` (whether it was "2.0"), `id` and `method`.
 #[derive(Default)]
 struct Envelope {
-    named: [Option<Value>; ENVELOPE_MEMBERS.len()],
+    version: Option<bool>,
+    id: Option<Value>,
+    method: bool,
 }
 
 impl Envelope {
-    /// Sets a member once; a second time, or a `method` other than `tools/call`, is not the
-    /// common shape.
-    fn set(&mut self, slot: usize, value: Value) -> Option<()> {
-        if self.named[slot].is_some() || (slot == METHOD && value.as_str() != Some("tools/call")) {
+    /// `jsonrpc`, once.
+    fn version(&mut self, version: &str) -> Option<()> {
+        self.version
+            .replace(version == JSONRPC_VERSION)
+            .is_none()
+            .then_some(())
+    }
+
+    /// `id`, once.
+    fn id(&mut self, id: Value) -> Option<()> {
+        self.id.replace(id).is_none().then_some(())
+    }
+
+    /// `method`, once, and `tools/call`.
+    fn method(&mut self, method: &str) -> Option<()> {
+        if self.method || method != "tools/call" {
             return None;
         }
-        self.named[slot] = Some(value);
+        self.method = true;
         Some(())
     }
 
     /// Whether `params` may come now: after `method`, as the decoder's way takes `params`
     /// apart only then.
     fn takes_params(&self) -> bool {
-        self.named[METHOD].is_some()
+        self.method
     }
 
-    /// The message, when it passes `limits`: every key and string the reader took (`args`
-    /// aside) within the longest allowed (`longest_string`), and `args` as deep as it sits.
+    /// The request, when the envelope makes one (`jsonrpc` "2.0", an `id` that can be one;
+    /// any other envelope is an error the decoder's way words) and the message passes
+    /// `limits`: every key and string the reader took (`args` aside) within the longest
+    /// allowed (`longest_string`), and `args` as deep as it sits.
     fn finish(
-        mut self,
-        params: Box<ToolsCallParams>,
+        self,
+        params: ToolsCallParams,
         longest_string: usize,
         limits: &DecodeLimits,
-    ) -> Option<SplitMessage> {
+    ) -> Option<ParsedRequest> {
+        if self.version != Some(true) || !self.method {
+            return None;
+        }
+        let id = Id::from_value(self.id.as_ref()?)?;
         if longest_string > limits.max_string_bytes {
             return None;
         }
         if let Some(Split::Object(([Some(args), _], _))) = &params.arguments {
             limits.check_at(args, ARGS_DEPTH).ok()?;
         }
-        // As the decoder's way leaves it: the params' slot marks an object, taken apart.
-        self.named[PARAMS] = Some(Value::Object(Map::new()));
-        Some(SplitMessage {
-            top_level: TopLevel::Object {
-                named: self.named,
-                rest: Map::new(),
-            },
-            tools_call: Some(params),
-        })
+        Some(params.into_request(id))
     }
 }
 
@@ -137,8 +150,8 @@ impl Params {
         Some(())
     }
 
-    fn finish(self) -> Box<ToolsCallParams> {
-        Box::new(ToolsCallParams {
+    fn finish(self) -> ToolsCallParams {
+        ToolsCallParams {
             meta: self
                 .meta
                 .map(|members| Split::Object((members, Map::new()))),
@@ -147,7 +160,7 @@ impl Params {
                 .arguments
                 .map(|members| Split::Object((members, Map::new()))),
             rest: Map::new(),
-        })
+        }
     }
 }
 

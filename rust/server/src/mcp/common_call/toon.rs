@@ -31,9 +31,10 @@ use std::borrow::Cow;
 use ide_mcp_protocol::toon;
 use serde_json::{Map, Value};
 
-use super::{Envelope, Params, ID, JSONRPC, METHOD};
+use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
-use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
+use crate::mcp::messages::ParsedRequest;
+use crate::mcp::split_request::ToolsCallParams;
 
 /// The largest message read here. Its decode charges at most its bytes of strings, an entry
 /// (72 bytes) for each of its lines (at least three bytes each) and the room of its five
@@ -41,9 +42,9 @@ use crate::mcp::split_request::{SplitMessage, ToolsCallParams};
 /// 16 times plus 1 MiB of its budget.
 pub(crate) const MAX_BYTES: usize = 8 * 1024;
 
-/// The frame read into the parts the decoder's way gives (the whole value, taken apart),
-/// when it has the common shape and passes `limits`; `None` for anything else.
-pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage> {
+/// The request of the frame, when it has the common shape and passes `limits`; `None` for
+/// anything else.
+pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedRequest> {
     if payload.len() > MAX_BYTES || !super::limits_leave_room(limits) {
         return None;
     }
@@ -64,15 +65,9 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<SplitMessage
             ("params", None) if envelope.takes_params() && params.is_none() => {
                 params = Some(lines.params()?);
             }
-            (key, Some(value)) => {
-                let slot = match key {
-                    "id" => ID,
-                    "jsonrpc" => JSONRPC,
-                    "method" => METHOD,
-                    _ => return None,
-                };
-                envelope.set(slot, value)?;
-            }
+            ("id", Some(id)) => envelope.id(id)?,
+            ("jsonrpc", Some(Value::String(version))) => envelope.version(&version)?,
+            ("method", Some(Value::String(method))) => envelope.method(&method)?,
             _ => return None,
         }
     }
@@ -104,19 +99,26 @@ impl<'a> Lines<'a> {
         let Some(rest) = self.rest else {
             return Some(None);
         };
-        let (raw, after) = match rest.split_once('\n') {
-            Some((raw, after)) => (raw, Some(after)),
-            None => (rest, None),
-        };
-        self.rest = after;
-        let indent = raw.len() - raw.trim_start_matches(' ').len();
-        let content = raw[indent..].trim_end_matches([' ', '\r']);
-        if content.is_empty() || content.starts_with('\t') || indent % 2 != 0 {
+        // Lines are short: bytes a time beat a searcher's set-up (the newline, a space and a
+        // CR are never inside a longer character of UTF-8, so every cut is on a boundary).
+        let bytes = rest.as_bytes();
+        let indent = bytes.iter().take_while(|&&byte| byte == b' ').count();
+        let end = indent
+            + bytes[indent..]
+                .iter()
+                .position(|&byte| byte == b'\n')
+                .unwrap_or(bytes.len() - indent);
+        self.rest = rest.get(end + 1..);
+        let mut content_end = end;
+        while content_end > indent && matches!(bytes[content_end - 1], b' ' | b'\r') {
+            content_end -= 1;
+        }
+        if content_end == indent || bytes[indent] == b'\t' || indent % 2 != 0 {
             return None;
         }
         Some(Some(Line {
             depth: indent / 2,
-            content,
+            content: rest.get(indent..content_end)?,
         }))
     }
 
@@ -143,11 +145,12 @@ impl<'a> Lines<'a> {
                 (Cow::Owned(key), after)
             }
             None => {
-                let (key, after) = content.split_once(':')?;
+                let colon = content.bytes().position(|byte| byte == b':')?;
+                let key = &content[..colon];
                 if !toon::key_is_bare(key) {
                     return None;
                 }
-                (Cow::Borrowed(key), after)
+                (Cow::Borrowed(key), &content[colon + 1..])
             }
         };
         self.longest_string = self.longest_string.max(key.len());
@@ -177,7 +180,7 @@ impl<'a> Lines<'a> {
     }
 
     /// `tools/call`'s params, on the lines one level deep.
-    fn params(&mut self) -> Option<Box<ToolsCallParams>> {
+    fn params(&mut self) -> Option<ToolsCallParams> {
         let mut params = Params::default();
         self.object(1, |lines, key, value| match (key.as_ref(), value) {
             ("_meta", None) => {
