@@ -317,6 +317,7 @@ public class GuardAndHostTest {
         BlockingQueue<ToolCallContext> waiting = new ArrayBlockingQueue<>(1);
         CountDownLatch toldWhileWaiting = new CountDownLatch(1);
         CountDownLatch toldAfterRunning = new CountDownLatch(1);
+        CountDownLatch spinning = new CountDownLatch(1);
         AtomicBoolean sawCancellationWhileRunning = new AtomicBoolean();
         try (Fixture fixture = new Fixture(guard, null, options -> { })) {
             fixture.servers.registerDomain(Domain.builder("test", Server.CODE).description("Test tools")
@@ -327,6 +328,7 @@ public class GuardAndHostTest {
                             }).build())
                     .tool(Tool.builder("spin").description("Runs until it sees the cancellation")
                             .handler(context -> {
+                                spinning.countDown();
                                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                                 while (!context.isCancelled() && System.nanoTime() < until) {
                                     Thread.sleep(1);
@@ -344,6 +346,8 @@ public class GuardAndHostTest {
                 assertTrue(context.isCancelled());
 
                 McpClient.PendingRun spinRun = client.startRun("spin", "{}");
+                // Cancelled once it runs: a call cancelled before would never start it.
+                assertTrue(spinning.await(5, TimeUnit.SECONDS));
                 client.cancel(spinRun.id());
                 assertTrue(toldAfterRunning.await(5, TimeUnit.SECONDS));
                 assertTrue(sawCancellationWhileRunning.get());
