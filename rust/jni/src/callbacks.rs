@@ -231,16 +231,8 @@ pub fn get() -> Result<&'static JavaCallbacks, BridgeError> {
     })
 }
 
-/// A new Java string holding `text`.
-pub(crate) fn to_java_string<'local>(
-    env: &mut Env<'local>,
-    text: &str,
-) -> Result<JString<'local>, BridgeError> {
-    java_strings::to_java(env, text)
-}
-
 fn string<'local>(env: &mut Env<'local>, text: &str) -> Result<JString<'local>, BridgeError> {
-    to_java_string(env, text)
+    java_strings::to_java(env, text)
 }
 
 /// A call's arguments JSON as a Java string, made once per call: the guard judges it and the

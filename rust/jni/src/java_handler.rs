@@ -301,12 +301,58 @@ thread_local! {
     static JOINT: RefCell<JointStage> = const { RefCell::new(JointStage::Idle) };
 }
 
-/// `Native.admitJoint`'s answer: the handler must not start.
-pub const JOINT_REFUSED: i32 = 0;
-/// `Native.admitJoint`'s answer: the handler may start.
-pub const JOINT_ALLOWED: i32 = 1;
-/// `Native.admitJoint`'s answer: the handler may start, explicitly allowed.
-pub const JOINT_EXPLICITLY_ALLOWED: i32 = 2;
+/// `Native.admitJoint`'s answer (Java's `Native.JOINT_REFUSED`): the handler must not start.
+const JOINT_REFUSED: i32 = 0;
+/// `Native.admitJoint`'s answer (`Native.JOINT_ALLOWED`): the handler may start.
+const JOINT_ALLOWED: i32 = 1;
+/// `Native.admitJoint`'s answer (`Native.JOINT_EXPLICITLY_ALLOWED`): the handler may start,
+/// explicitly allowed.
+const JOINT_EXPLICITLY_ALLOWED: i32 = 2;
+
+/// The verdict `NativeCallbacks.judgeAndStart` gives `Native.admitJoint`: its kind as Java's
+/// `Verdict.code()` numbers it (`Verdict.NO_VERDICT` for a guard that returned none), and
+/// `text`, which reads the reason or prompt and is asked only for a denial or an ask.
+pub fn verdict_of_code(
+    code: i32,
+    text: impl FnOnce() -> Result<String, String>,
+) -> Result<Verdict, String> {
+    match code {
+        0 => Ok(Verdict::Allow),
+        1 => Ok(Verdict::AllowExplicitly),
+        2 => text().map(|reason| Verdict::Deny { reason }),
+        3 => text().map(|prompt| Verdict::Ask { prompt }),
+        _ => Err("the Security Guard returned null instead of a Verdict".to_owned()),
+    }
+}
+
+/// Holds this thread's [`JointStage`] at `Judging` while the joint call's entry runs, and
+/// takes it back when the entry ends, even by a panic: a call left `Judging` would be the
+/// next `admitJoint`'s on this thread.
+struct JudgingOnThisThread;
+
+impl JudgingOnThisThread {
+    fn enter(admission: JointAdmission) -> Self {
+        JOINT.with(|stage| *stage.borrow_mut() = JointStage::Judging(admission));
+        JudgingOnThisThread
+    }
+
+    /// What became of the call, the stage back at `Idle`.
+    fn end(self) -> JointStage {
+        take_stage()
+    }
+}
+
+impl Drop for JudgingOnThisThread {
+    fn drop(&mut self) {
+        // After `end`, `Idle` again: nothing to do. After a panic, the call's refusal channel
+        // closes with the admission, which tells its future the guard gave no answer.
+        drop(take_stage());
+    }
+}
+
+fn take_stage() -> JointStage {
+    JOINT.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), JointStage::Idle))
+}
 
 /// `Native.admitJoint`: the verdict of the guard judging this thread's joint call (or why
 /// there is none), given to the call's gate. Whether the handler may start; a refusal goes
@@ -488,7 +534,7 @@ impl SecurityGuard for JavaSecurityGuard {
                 refusal,
                 started: job_started,
             };
-            JOINT.with(|stage| *stage.borrow_mut() = JointStage::Judging(admission));
+            let judging = JudgingOnThisThread::enter(admission);
             let entered = (|| {
                 let java = callbacks::get()?;
                 let (domain, tool) = tool_names.get(env, &judged.domain, &judged.tool, &names)?;
@@ -503,9 +549,7 @@ impl SecurityGuard for JavaSecurityGuard {
                     id,
                 )
             })();
-            let stage =
-                JOINT.with(|stage| std::mem::replace(&mut *stage.borrow_mut(), JointStage::Idle));
-            match (stage, entered) {
+            match (judging.end(), entered) {
                 // No verdict reached the gate: the guard threw, or the entry failed first.
                 (JointStage::Judging(admission), entered) => {
                     let why = match entered {

@@ -30,9 +30,10 @@ use ide_mcp_server::ServerName;
 use jni::objects::{JObject, JObjectArray, JString};
 use jni::Env;
 
-use crate::callbacks::{string_array, to_java_string};
+use crate::callbacks::string_array;
 use crate::error::BridgeError;
 use crate::java_ref::JavaRef;
+use crate::java_strings::to_java;
 
 /// How many names one map holds at most; far more than the tools of a server set.
 pub const MAX_CACHED_NAMES: usize = 1024;
@@ -97,7 +98,7 @@ impl JavaNames {
             return Ok(JavaName::Pinned(pinned));
         }
         if self.lock().len() >= MAX_CACHED_NAMES {
-            return Ok(JavaName::Fresh(to_java_string(env, name)?));
+            return Ok(JavaName::Fresh(to_java(env, name)?));
         }
         let pinned = Arc::new(pin_string(env, name)?);
         // Another callback thread may have stored the same name meanwhile; either copy will
@@ -230,7 +231,7 @@ pub fn client_name<'local>(
 
 /// A new Java string for `text`, pinned by a global reference.
 fn pin_string(env: &mut Env<'_>, text: &str) -> Result<JavaRef, BridgeError> {
-    let fresh = to_java_string(env, text)?;
+    let fresh = to_java(env, text)?;
     let pinned = JavaRef::new(env, &fresh, "a name")?;
     env.delete_local_ref(fresh);
     Ok(pinned)

@@ -11,7 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use ide_mcp_server::live_sets;
 use ide_mcp_server::page_delivery::{RouteOutcome, SPLIT_MODE_MESSAGE};
-use ide_mcp_server::{AuditRecord, AuditVerdict, IdeMcpServers, ToolError, ToolHandler, Verdict};
+use ide_mcp_server::{AuditRecord, AuditVerdict, IdeMcpServers, ToolError, ToolHandler};
 use jni::objects::{JClass, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jdouble, jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -339,17 +339,10 @@ pub extern "system" fn Java_dev_lain_claudejb_mcp_Native_admitJoint<'local>(
     text: JString<'local>,
 ) -> jint {
     bridge(env, |env| {
-        let text = |env: &Env<'_>| {
+        let verdict = java_handler::verdict_of_code(verdict_code, || {
             java_strings::read_from_java(env, &text, str::to_owned)
                 .map_err(|error| format!("its reason could not be read: {error}"))
-        };
-        let verdict = match verdict_code {
-            0 => Ok(Verdict::Allow),
-            1 => Ok(Verdict::AllowExplicitly),
-            2 => text(env).map(|reason| Verdict::Deny { reason }),
-            3 => text(env).map(|prompt| Verdict::Ask { prompt }),
-            _ => Err("the Security Guard returned null instead of a Verdict".to_owned()),
-        };
+        });
         Ok(java_handler::admit_joint(verdict))
     })
 }

@@ -26,7 +26,7 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedReques
     let text = std::str::from_utf8(payload).ok()?;
     let mut line = Cursor {
         text,
-        bytes: payload,
+        bytes: text.as_bytes(),
         at: 0,
         longest_string: 0,
     };
@@ -34,7 +34,7 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedReques
     let mut params = None;
     line.object(|line, key| match key {
         "id" => {
-            let id = line.id()?;
+            let id = line.plain_value()?;
             envelope.id(id)
         }
         "jsonrpc" => {
@@ -146,8 +146,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// A plain string, or an integer in the form the strict parser makes a `u64` of: digits
-    /// without a leading zero, at most 19 of them.
-    fn id(&mut self) -> Option<Value> {
+    /// without a leading zero, at most 19 of them (an `id`, or a member of `_meta`).
+    fn plain_value(&mut self) -> Option<Value> {
         self.whitespace();
         match self.bytes.get(self.at)? {
             b'"' => Some(Value::String(self.string()?.to_owned())),
@@ -181,7 +181,7 @@ impl<'a> Cursor<'a> {
             "_meta" => {
                 let mut meta = params.start_meta()?;
                 line.object(|line, key| {
-                    let value = line.id()?;
+                    let value = line.plain_value()?;
                     meta.set(key, value)
                 })?;
                 params.meta(meta)
