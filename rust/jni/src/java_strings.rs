@@ -20,12 +20,30 @@ use jni::Env;
 
 use crate::error::BridgeError;
 
-/// The longest string (in bytes) that goes through the buffer; so a thread keeps at most
-/// this much.
+/// The longest string (in bytes) that goes through the buffer.
 pub const MAX_BUFFERED: usize = 64 * 1024;
+
+/// The most a thread keeps of its buffer between strings: a larger one is let go after the
+/// string it was grown for. Any Java thread that answers a call (`completeCall`) has a buffer,
+/// and an IDE has many threads.
+const KEPT_BYTES: usize = 4 * 1024;
 
 thread_local! {
     static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `work` on this thread's buffer, emptied, and lets a buffer grown past [`KEPT_BYTES`]
+/// go afterwards.
+fn with_buffer<R>(work: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        let result = work(&mut buffer);
+        if buffer.capacity() > KEPT_BYTES {
+            *buffer = Vec::new();
+        }
+        result
+    })
 }
 
 /// A new Java string holding `text`.
@@ -33,12 +51,10 @@ pub fn to_java<'local>(env: &mut Env<'local>, text: &str) -> Result<JString<'loc
     if text.len() >= MAX_BUFFERED || !is_modified_utf8_as_is(text.as_bytes()) {
         return Ok(JString::from_str(env, text)?);
     }
-    BUFFER.with(|buffer| {
-        let mut buffer = buffer.borrow_mut();
-        buffer.clear();
+    with_buffer(|buffer| {
         buffer.extend_from_slice(text.as_bytes());
         buffer.push(0);
-        let terminated = CStr::from_bytes_with_nul(&buffer)
+        let terminated = CStr::from_bytes_with_nul(buffer)
             .map_err(|error| BridgeError::Server(format!("a string for Java: {error}")))?;
         // SAFETY: the bytes are UTF-8 without NUL and without a character beyond U+FFFF
         // (checked above), which is exactly the modified UTF-8 of the same text.
@@ -76,9 +92,7 @@ pub fn read_from_java<R>(
     }
     // The buffer's text is read in place; bytes that are not UTF-8 give `read` back, for the
     // crate's decoding.
-    let in_place = BUFFER.with(|buffer| {
-        let mut buffer = buffer.borrow_mut();
-        buffer.clear();
+    let in_place = with_buffer(|buffer| {
         // Room for the bytes and the NUL the JVM writes after them.
         buffer.resize(length + 1, 0);
         // SAFETY: as above; the region is the whole string (`characters` UTF-16 units, from 0),
