@@ -71,6 +71,12 @@ impl Budget {
         self.left.set(self.left.get().saturating_add(bytes));
     }
 
+    /// Bytes left.
+    #[inline]
+    pub(crate) fn left(&self) -> usize {
+        self.left.get()
+    }
+
     /// How many more array elements fit, to cap a capacity reserved in advance.
     #[inline]
     pub(crate) fn nodes_left(&self) -> usize {

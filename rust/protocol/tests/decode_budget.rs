@@ -217,3 +217,26 @@ fn objects_made_with_more_room_than_they_use_are_charged_for_it() {
     let decoded = toon::decode(&uniform, &DecodeOptions::default()).unwrap();
     assert_eq!(decoded["l"].as_array().map(Vec::len), Some(pairs));
 }
+
+#[test]
+fn spare_room_for_small_objects_never_crowds_out_a_message_that_fits() {
+    let _guard = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    // Objects whose siblings had two entries get room for seven only while the budget has
+    // heap to spare. A long list of two-entry items fits the budget with the room their
+    // table holds (three), and would not with seven for each: it must decode.
+    let items = 100_000;
+    let mut text = format!("l[{items}]:\n");
+    for _ in 0..items {
+        text.push_str("  - alphabet: 1\n    betamax: 1\n");
+    }
+    let (result, peak) = peak_of(|| toon::decode(&text, &DecodeOptions::default()));
+    let decoded = result.unwrap();
+    assert!(peak <= bound(text.len()), "peak {peak} bytes");
+    assert_eq!(decoded["l"].as_array().map(Vec::len), Some(items));
+    assert_eq!(
+        decoded["l"][items - 1],
+        json!({"alphabet": 1, "betamax": 1})
+    );
+}

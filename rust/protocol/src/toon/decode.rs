@@ -22,13 +22,26 @@ use super::number::decode_number;
 use super::options::{DecodeOptions, Delimiter};
 use super::quote::decode_quoted;
 use super::scan::{Line, Lines};
-use crate::budget::{decode_budget, over_budget, Budget, ENTRY_BYTES, NODE_BYTES};
+use crate::budget::{
+    decode_budget, over_budget, Budget, DECODE_BYTES_PER_INPUT_BYTE, ENTRY_BYTES, NODE_BYTES,
+};
+
+/// Why [`Parser::try_insert`] refused a key.
+enum InsertRefusal {
+    /// The decode budget is spent.
+    OverBudget,
+    /// The object has the key already (strict mode).
+    Duplicate,
+}
 
 /// Where a finished container goes.
 enum Slot {
     Root,
-    /// Into the enclosing object, under this key (line and byte offset for a duplicate error).
-    Key(String, Line, usize),
+    /// Into the enclosing object, under this key, read at this byte offset. An error about
+    /// the key finds its line again from the offset ([`Parser::line_around`]): a frame carries
+    /// its slot from its first line to its last, and a whole line in it made every frame a
+    /// fifth larger to move.
+    Key(String, usize),
     /// Appended to the enclosing list.
     Push,
 }
@@ -78,9 +91,10 @@ const FIRST_SIZE_GUESS: u8 = 4;
 const MAX_SIZE_GUESS: usize = 16;
 
 impl SizeGuesses {
+    /// The entries the last object closed at `depth` had.
     #[inline]
     fn at(&self, depth: usize) -> usize {
-        room_for(usize::from(self.0[depth.min(SIZE_GUESS_DEPTHS - 1)]))
+        usize::from(self.0[depth.min(SIZE_GUESS_DEPTHS - 1)])
     }
 
     #[inline]
@@ -106,6 +120,10 @@ fn room_for(guess: usize) -> usize {
         larger => larger,
     }
 }
+
+/// The room an object whose siblings had two or three entries gets while the budget has
+/// heap to spare (see [`Parser::object_frame`]): what a table of eight buckets holds.
+const SPARE_ROOM: usize = 7;
 
 /// A decode in progress; `'w` is the borrow of this thread's [`Scratch`].
 struct Parser<'t, 'w> {
@@ -472,7 +490,7 @@ impl<'t> Parser<'t, '_> {
                 self.result = Some(value);
                 Ok(())
             }
-            Slot::Key(key, line, offset) => self.insert(key, value, &line, offset),
+            Slot::Key(key, offset) => self.insert_for_slot(key, value, offset),
             Slot::Push => {
                 let Some(Frame::List { items, header, .. }) = self.frames.last() else {
                     return Ok(());
@@ -494,9 +512,32 @@ impl<'t> Parser<'t, '_> {
         }
     }
 
+    /// Whether the budget can pay for room an object may leave unused: while what is left
+    /// exceeds the share the rest of the text brings ([`DECODE_BYTES_PER_INPUT_BYTE`] a
+    /// byte) by more than a quarter of the whole budget, which stays for the message's own
+    /// needs.
+    #[inline]
+    fn budget_to_spare(&self) -> bool {
+        let share = self
+            .lines
+            .remaining_bytes()
+            .saturating_mul(DECODE_BYTES_PER_INPUT_BYTE);
+        self.budget.left().saturating_sub(share) > self.max_decoded_bytes / 4
+    }
+
     /// A new object frame, its map sized by the guess for its depth.
     fn object_frame(&self, slot: Slot, min_depth: usize, field_depth: Option<usize>) -> Frame {
-        let room = self.size_guesses.at(self.frames.len());
+        let guess = self.size_guesses.at(self.frames.len());
+        // Siblings of two or three entries are often followed by one of four or more (a node
+        // with optional fields): room for seven, while the budget has heap to spare, saves
+        // those the growth of their map (a new table, every entry moved), which costs more
+        // than the larger block. Without spare heap the room stays the table's: unused room
+        // is charged, and must not crowd out the rest of the message.
+        let room = if (2..=3).contains(&guess) && self.budget_to_spare() {
+            SPARE_ROOM
+        } else {
+            room_for(guess)
+        };
         Frame::Object {
             map: Map::with_capacity(room),
             room,
@@ -524,7 +565,27 @@ impl<'t> Parser<'t, '_> {
         line: &Line,
         offset: usize,
     ) -> Result<(), DecodeError> {
-        self.charge(line, ENTRY_BYTES + key.len())?;
+        self.try_insert(key, value)
+            .map_err(|refusal| self.insert_error(refusal, line, offset))
+    }
+
+    /// [`Parser::insert`] for a container's slot, which has the key's offset but not its line.
+    #[inline(always)]
+    fn insert_for_slot(
+        &mut self,
+        key: String,
+        value: Value,
+        offset: usize,
+    ) -> Result<(), DecodeError> {
+        self.try_insert(key, value)
+            .map_err(|refusal| self.insert_error(refusal, &self.line_around(offset), offset))
+    }
+
+    #[inline(always)]
+    fn try_insert(&mut self, key: String, value: Value) -> Result<(), InsertRefusal> {
+        if !self.budget.take(ENTRY_BYTES + key.len()) {
+            return Err(InsertRefusal::OverBudget);
+        }
         let Some(Frame::Object { map, .. }) = self.frames.last_mut() else {
             return Ok(());
         };
@@ -532,15 +593,55 @@ impl<'t> Parser<'t, '_> {
         if map.insert(key, value).is_none() || !self.strict {
             return Ok(());
         }
-        Err(self.duplicate_key(line, offset))
+        Err(InsertRefusal::Duplicate)
     }
 
-    /// The error for a key at `offset` of `line` that its object already has.
+    /// The error for a key at `offset` of `line` that was refused.
     #[cold]
     #[inline(never)]
-    fn duplicate_key(&self, line: &Line, offset: usize) -> DecodeError {
-        let key = self.key_at(line, offset);
-        self.error_at(line, offset, format!("duplicate key \"{key}\""))
+    fn insert_error(&self, refusal: InsertRefusal, line: &Line, offset: usize) -> DecodeError {
+        match refusal {
+            InsertRefusal::OverBudget => {
+                self.error_line(line, over_budget(self.max_decoded_bytes, self.text.len()))
+            }
+            InsertRefusal::Duplicate => {
+                let key = self.key_at(line, offset);
+                self.error_at(line, offset, format!("duplicate key \"{key}\""))
+            }
+        }
+    }
+
+    /// The line that holds byte `offset`, as the line scanner read it (its depth aside), for
+    /// an error about a key whose container closed lines after it.
+    #[cold]
+    #[inline(never)]
+    fn line_around(&self, offset: usize) -> Line {
+        let bytes = self.text.as_bytes();
+        let mut start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |newline| newline + 1);
+        // The scanner's first line starts after a byte-order mark.
+        if start == 0 && self.text.starts_with('\u{feff}') {
+            start = 3;
+        }
+        let number = memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1;
+        let mut end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |n| offset + n);
+        if end > start && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        while end > start && bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        // Indentation as the scanner takes it: spaces, and tabs too outside strict mode.
+        let indentation = bytes[start..end]
+            .iter()
+            .take_while(|&&byte| byte == b' ' || (!self.strict && byte == b'\t'))
+            .count();
+        Line {
+            number,
+            start,
+            content: start + indentation,
+            end,
+            depth: 0,
+        }
     }
 
     /// The key of the field at `offset` of `line`, as [`Parser::field_line`] (and a list
@@ -678,7 +779,7 @@ impl<'t> Parser<'t, '_> {
             };
             return Err(self.error_at(line, from, message));
         };
-        self.array_from_header(&header, line, depth, Slot::Key(key, *line, from))
+        self.array_from_header(&header, line, depth, Slot::Key(key, from))
     }
 
     /// `key: value`, `key:` (nested object or `{}`) or `key: []`.
@@ -725,7 +826,7 @@ impl<'t> Parser<'t, '_> {
                             ),
                         ));
                     }
-                    let frame = self.object_frame(Slot::Key(key, *line, from), depth + 1, None);
+                    let frame = self.object_frame(Slot::Key(key, from), depth + 1, None);
                     return self.push_frame(frame, line);
                 }
                 _ => {
@@ -863,7 +964,12 @@ impl<'t> Parser<'t, '_> {
                 line,
             );
         };
-        self.deliver(value, slot)
+        // Most arrays finished here are a field's (`tags[3]: ...`): inserted in place, not
+        // through `deliver`, whose call was a fifth of what such a line costs.
+        match slot {
+            Slot::Key(key, offset) => self.insert_for_slot(key, value, offset),
+            slot => self.deliver(value, slot),
+        }
     }
 
     fn inline_array(
@@ -1092,7 +1198,13 @@ impl<'t> Parser<'t, '_> {
             let cell_end =
                 cell_end.unwrap_or_else(|| find_unquoted(bytes, delim, cell_start).unwrap_or(end));
             self.charge(line, NODE_BYTES)?;
-            out.push(self.primitive(line, token_start, cell_end)?);
+            // `token_start` is past the cell's leading spaces; its trailing ones go here, and
+            // the token is read in place rather than through a call to `primitive`.
+            let mut token_end = cell_end;
+            while token_end > token_start && bytes[token_end - 1] == b' ' {
+                token_end -= 1;
+            }
+            out.push(self.trimmed_primitive(line, token_start, token_end)?);
             if cell_end >= end {
                 return Ok(());
             }
@@ -1276,6 +1388,13 @@ mod tests {
             ("l[1]:\n  - k[1]: x\n    k: 2", (3, 5), "k"),
             ("l[1]:\n  - k: 1\n    k[1]: x", (3, 5), "k"),
             ("o:\n  b: 1\no:\n  c: 2", (3, 1), "o"),
+            // A container's key is inserted when the container closes, lines later; its line
+            // is found again from the key's offset, through any line ending or mark.
+            ("k: 1\r\nk:\r\n  a: 1\r\n", (2, 1), "k"),
+            ("\u{feff}k:\n  a: 1\nk:\n  b: 2", (3, 1), "k"),
+            ("o:\n  k: 1\n  k[2]:\n    - 1\n    - 2\nn: 1", (3, 3), "k"),
+            ("t: 1\nt[2]{a,b}:\n  1,2\n  3,4", (2, 1), "t"),
+            ("\"a b\":\n  x: 1\n\"a b\":  \n  y: 2", (3, 1), "a b"),
         ];
         for (text, at, key) in cases {
             let error = decode_default(text).expect_err(text);
