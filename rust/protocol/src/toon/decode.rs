@@ -122,7 +122,7 @@ fn room_for(guess: usize) -> usize {
 }
 
 /// The room an object whose siblings had two or three entries gets while the budget has
-/// heap to spare (see [`Parser::object_frame`]): what a table of eight buckets holds.
+/// heap to spare (see [`Parser::open_object`]): what a table of eight buckets holds.
 const SPARE_ROOM: usize = 7;
 
 /// A decode in progress; `'w` is the borrow of this thread's [`Scratch`].
@@ -340,9 +340,7 @@ impl<'t> Parser<'t, '_> {
                 Some(_) => {}
             }
         }
-        self.check_nesting(&first, 1)?;
-        let frame = self.object_frame(Slot::Root, 0, Some(0));
-        self.frames.push(frame);
+        self.open_object(Slot::Root, 0, Some(0), &first)?;
         match first_mark {
             // A bare key: the line's shape is known, the search need not run again.
             Some(colon) if bytes[colon] == b':' => {
@@ -525,8 +523,17 @@ impl<'t> Parser<'t, '_> {
         self.budget.left().saturating_sub(share) > self.max_decoded_bytes / 4
     }
 
-    /// A new object frame, its map sized by the guess for its depth.
-    fn object_frame(&self, slot: Slot, min_depth: usize, field_depth: Option<usize>) -> Frame {
+    /// Opens an object: a frame on the stack, its map sized by the guess for its depth. The
+    /// frame is made in place, where a frame returned to the caller was moved twice.
+    #[inline(always)]
+    fn open_object(
+        &mut self,
+        slot: Slot,
+        min_depth: usize,
+        field_depth: Option<usize>,
+        line: &Line,
+    ) -> Result<(), DecodeError> {
+        self.check_nesting(line, 1)?;
         let guess = self.size_guesses.at(self.frames.len());
         // Siblings of two or three entries are often followed by one of four or more (a node
         // with optional fields): room for seven, while the budget has heap to spare, saves
@@ -538,13 +545,14 @@ impl<'t> Parser<'t, '_> {
         } else {
             room_for(guess)
         };
-        Frame::Object {
+        self.frames.push(Frame::Object {
             map: Map::with_capacity(room),
             room,
             slot,
             min_depth,
             field_depth,
-        }
+        });
+        Ok(())
     }
 
     /// Inserts into the innermost open object, rejecting a key seen before
@@ -826,8 +834,7 @@ impl<'t> Parser<'t, '_> {
                             ),
                         ));
                     }
-                    let frame = self.object_frame(Slot::Key(key, from), depth + 1, None);
-                    return self.push_frame(frame, line);
+                    return self.open_object(Slot::Key(key, from), depth + 1, None, line);
                 }
                 _ => {
                     self.check_nesting(line, 1)?;
@@ -877,8 +884,7 @@ impl<'t> Parser<'t, '_> {
         // a primitive. Brackets and quotes take the general path.
         match first_colon_bracket_or_quote(bytes) {
             Some(colon) if bytes[colon] == b':' => {
-                let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
-                self.push_frame(frame, line)?;
+                self.open_object(Slot::Push, item_depth + 1, Some(item_depth + 1), line)?;
                 return self.plain_field(line, from, item_depth + 1, Some(colon));
             }
             None => {
@@ -905,15 +911,13 @@ impl<'t> Parser<'t, '_> {
                 }
                 // The item is an object whose first field is this array; its
                 // other fields follow one level below the hyphen.
-                let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
-                self.push_frame(frame, line)?;
+                self.open_object(Slot::Push, item_depth + 1, Some(item_depth + 1), line)?;
                 // Tables on the hyphen line put their rows two levels below it.
                 return self.header_field(header, line, from, item_depth + 1);
             }
         }
         if find_unquoted(bytes, b':', 0).is_some() {
-            let frame = self.object_frame(Slot::Push, item_depth + 1, Some(item_depth + 1));
-            self.push_frame(frame, line)?;
+            self.open_object(Slot::Push, item_depth + 1, Some(item_depth + 1), line)?;
             return self.plain_field(line, from, item_depth + 1, None);
         }
         let value = self.primitive(line, from, line.end)?;
