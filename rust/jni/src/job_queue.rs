@@ -132,12 +132,11 @@ impl<T> JobQueue<T> {
                 watched = true;
                 state.watching = true;
                 drop(state);
-                let found = self.watch_for_item();
-                state = self.lock();
-                state.watching = false;
-                if let Some(item) = found {
+                if let Some(item) = self.watch_for_item() {
                     return item;
                 }
+                state = self.lock();
+                state.watching = false;
                 // An item pushed while this thread watched woke nobody: it is in the queue,
                 // and the loop takes it.
                 continue;
@@ -166,7 +165,8 @@ impl<T> JobQueue<T> {
         );
     }
 
-    /// Looks for an item until the watch ends, yielding the CPU between looks.
+    /// Looks for an item until the watch ends, yielding the CPU between looks. A look that
+    /// finds one ends the watch; one that runs out leaves `watching` for the caller to clear.
     fn watch_for_item(&self) -> Option<T> {
         let started = Instant::now();
         self.watcher_looks_at(started);
@@ -177,6 +177,9 @@ impl<T> JobQueue<T> {
                 let mut state = self.lock();
                 if let Some(item) = state.items.pop_front() {
                     self.queued.store(state.items.len(), Ordering::Release);
+                    // The watch ends with the item, under the same lock: a push after it
+                    // must not count on this thread taking its item too, and wakes a sleeper.
+                    state.watching = false;
                     return Some(item);
                 }
             }
@@ -269,6 +272,18 @@ mod tests {
             .collect();
         taken.sort_unstable();
         assert_eq!(taken, [0, 1, 2]);
+    }
+
+    /// The watch ends in the same lock that takes the item: a push right after it wakes a
+    /// sleeper, where a watch still marked would leave the item to a thread that already
+    /// has its own (three pushes to a watcher and two sleepers then left one unserved).
+    #[test]
+    fn a_watcher_that_takes_an_item_stops_watching_at_once() {
+        let queue = JobQueue::with_watch(8, LONG);
+        queue.lock().watching = true;
+        assert!(queue.try_push(4).is_ok());
+        assert_eq!(queue.watch_for_item(), Some(4));
+        assert!(!queue.lock().watching);
     }
 
     /// A watcher that does not look (here: a watch nobody runs, as when the watching thread
