@@ -67,13 +67,26 @@ pub(crate) fn value_needs_quotes(text: &str, delimiter: Delimiter) -> bool {
     }
 }
 
+/// The bytes a bare key may hold after its first: `[A-Za-z0-9_.]`.
+static BARE_KEY_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+        byte += 1;
+    }
+    table
+};
+
 /// Whether a key may be written bare: `^[A-Za-z_][A-Za-z0-9_.]*$`.
 pub(crate) fn key_is_bare(key: &str) -> bool {
     let bytes = key.as_bytes();
     match bytes.first() {
-        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => bytes[1..]
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'),
+        // One table look-up a byte, where the character classes took five comparisons.
+        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => {
+            bytes[1..].iter().all(|&b| BARE_KEY_BYTE[usize::from(b)])
+        }
         _ => false,
     }
 }
