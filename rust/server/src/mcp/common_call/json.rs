@@ -1,8 +1,8 @@
-//! The JSON line: the envelope scanned byte by byte, its few strings taken as they are when
-//! they hold no escape, and only `args` (the domain tool's arguments, any JSON) given to the
-//! strict parser. Reading the line through the strict parser ([`super::super::split_request`])
-//! walks `serde_json`'s deserializer through seeds and visitors for a dozen short strings, most
-//! of what the server spent on a call's way in.
+//! The JSON line: the envelope scanned byte by byte (a string's run eight bytes a word), its
+//! few strings taken as they are when they hold no escape, and only `args` (the domain tool's
+//! arguments, any JSON) given to the strict parser. Reading the line through the strict parser
+//! ([`super::super::split_request`]) walks `serde_json`'s deserializer through seeds and
+//! visitors for a dozen short strings, most of what the server spent on a call's way in.
 
 use ide_mcp_protocol::budget::{decode_budget, DECODE_BYTES_PER_INPUT_BYTE};
 use ide_mcp_protocol::json::{self, MAX_DEPTH};
