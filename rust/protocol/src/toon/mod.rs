@@ -24,7 +24,7 @@
 //!   [`DecodeOptions::max_decoded_bytes`] (by default 16 bytes per byte of the
 //!   document plus 1 MiB, see [`crate::budget`]), so no document expands past it.
 
-mod byte_search;
+pub(crate) mod byte_search;
 mod decode;
 mod encode;
 mod error;

@@ -1,5 +1,6 @@
 //! Byte searches for the short spans the decoder reads most: a line's end and indentation,
-//! a key, a cell, a quoted string.
+//! a key, a cell, a quoted string; and a JSON string's plain run, for the server's reader of
+//! JSON requests ([`crate::json::plain_run_length`]).
 //!
 //! A call into `memchr` sets up vector registers and dispatches on the CPU's features, which
 //! costs more than reading a typical 10 to 40 byte span inline. On x86-64 a span is read
@@ -55,6 +56,14 @@ pub(crate) fn find_any_of_three(targets: [u8; 3], bytes: &[u8]) -> Option<usize>
             .or_else(|| past_long_span(bytes, |rest| memchr::memchr3(first, second, third, rest)));
     }
     words::find_any_of_three(first, second, third, bytes)
+}
+
+/// The offset of the first byte of `bytes` that ends a JSON string's plain run: a quote, a
+/// backslash or a control character. A word at a time on every target: the strings it reads
+/// (a request's names and token) are too short for a lane to pay for itself.
+#[inline]
+pub(crate) fn find_json_run_end(bytes: &[u8]) -> Option<usize> {
+    words::find_json_run_end(bytes)
 }
 
 /// The length of the run of `byte` that starts `bytes`.
@@ -194,6 +203,53 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    fn json_run_end_byte_at_a_time(bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|&byte| words::ends_json_run(byte))
+    }
+
+    /// Every byte value at every place of runs up to three words long: the bytes that end a
+    /// run are found there, and no other byte is taken for one.
+    #[test]
+    fn a_json_run_ends_at_every_byte_that_ends_it_and_no_other() {
+        for length in 0..=24 {
+            for place in 0..length {
+                for byte in 0..=u8::MAX {
+                    let mut bytes = vec![b'a'; length];
+                    bytes[place] = byte;
+                    assert_eq!(
+                        find_json_run_end(&bytes),
+                        json_run_end_byte_at_a_time(&bytes),
+                        "byte {byte:#04x} at {place} of {length}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Runs of any bytes, weighted to those at the edges of the word masks (the bytes
+        /// that end a run, their neighbours, UTF-8's high bytes), several of them to a word.
+        #[test]
+        fn a_json_run_ends_where_a_byte_at_a_time_ends_it(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    4 => proptest::strategy::Just(b'a'),
+                    1 => proptest::sample::select(vec![
+                        0x00, 0x01, 0x1f, 0x20, 0x21, b'"', 0x23, 0x5b, b'\\', 0x5d, 0x7f,
+                        0x80, 0x9f, 0xa0, 0xdc, 0xe2, 0xff,
+                    ]),
+                    1 => proptest::arbitrary::any::<u8>(),
+                ],
+                0..80,
+            ),
+        ) {
+            proptest::prop_assert_eq!(
+                find_json_run_end(&bytes),
+                json_run_end_byte_at_a_time(&bytes)
+            );
         }
     }
 }

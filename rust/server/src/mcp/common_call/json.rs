@@ -59,53 +59,6 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedReques
     envelope.finish(params?, line.longest_string, limits)
 }
 
-/// The bytes a plain string stops at: its closing quote, or what makes it not plain (a
-/// backslash, a control character, which JSON does not allow in a string).
-static ENDS_A_PLAIN_STRING: [bool; 256] = {
-    let mut ends = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        ends[byte] = true;
-        byte += 1;
-    }
-    ends[b'"' as usize] = true;
-    ends[b'\\' as usize] = true;
-    ends
-};
-
-/// How many bytes of `bytes` come before the first that ends a plain string
-/// ([`ENDS_A_PLAIN_STRING`]), `None` when none does. Eight bytes a word: the strings of this
-/// shape are short (a token is the longest, 43 bytes), too short for a vector search to pay
-/// for setting it up, but a byte at a time cost about ten instructions a byte.
-fn plain_run(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    /// The high bit of every byte of `word` under `limit` (`limit` ≤ 0x80), and perhaps of
-    /// bytes after the first such one (a borrow carries up), never of one before it.
-    fn under(word: u64, limit: u8) -> u64 {
-        word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
-    }
-    let mut rest = bytes;
-    let mut offset = 0;
-    while let Some((word, after)) = rest.split_first_chunk::<8>() {
-        let word = u64::from_le_bytes(*word);
-        // Each mask's lowest bit is exact, so the lowest of their union is the first byte
-        // that ends the run: a control character, a quote or a backslash.
-        let ends = under(word, 0x20)
-            | under(word ^ (ONES * u64::from(b'"')), 1)
-            | under(word ^ (ONES * u64::from(b'\\')), 1);
-        if ends != 0 {
-            return Some(offset + (ends.trailing_zeros() / 8) as usize);
-        }
-        rest = after;
-        offset += 8;
-    }
-    let tail = rest
-        .iter()
-        .position(|&byte| ENDS_A_PLAIN_STRING[usize::from(byte)])?;
-    Some(offset + tail)
-}
-
 /// A position in the line.
 struct Cursor<'a> {
     /// The line, which is UTF-8.
@@ -164,7 +117,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let start = self.at;
-        let end = start + plain_run(&self.bytes[start..])?;
+        let end = start + json::plain_run_length(&self.bytes[start..])?;
         if self.bytes[end] != b'"' {
             return None;
         }
@@ -303,57 +256,6 @@ impl<'a> Cursor<'a> {
             if depth == 0 {
                 return Some(());
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::{plain_run, ENDS_A_PLAIN_STRING};
-
-    fn byte_at_a_time(bytes: &[u8]) -> Option<usize> {
-        bytes
-            .iter()
-            .position(|&byte| ENDS_A_PLAIN_STRING[usize::from(byte)])
-    }
-
-    #[test]
-    fn every_byte_that_ends_a_run_is_found_at_every_place_and_no_other_is() {
-        for length in 0..=24 {
-            for place in 0..length {
-                for byte in 0..=u8::MAX {
-                    let mut bytes = vec![b'a'; length];
-                    bytes[place] = byte;
-                    assert_eq!(
-                        plain_run(&bytes),
-                        byte_at_a_time(&bytes),
-                        "byte {byte:#04x} at {place} of {length}"
-                    );
-                }
-            }
-        }
-    }
-
-    proptest! {
-        /// Runs of any bytes, weighted to the ones near the edges of the masks (the bytes
-        /// that end a run, their neighbours, UTF-8's high bytes), as the lines of a call hold.
-        #[test]
-        fn a_run_ends_where_a_byte_at_a_time_ends_it(
-            bytes in proptest::collection::vec(
-                prop_oneof![
-                    4 => Just(b'a'),
-                    1 => prop::sample::select(vec![
-                        0x00, 0x01, 0x1f, 0x20, 0x21, b'"', 0x23, 0x5b, b'\\', 0x5d, 0x7f,
-                        0x80, 0x9f, 0xa0, 0xdc, 0xe2, 0xff,
-                    ]),
-                    1 => any::<u8>(),
-                ],
-                0..80,
-            ),
-        ) {
-            prop_assert_eq!(plain_run(&bytes), byte_at_a_time(&bytes));
         }
     }
 }
