@@ -51,33 +51,21 @@ impl BaselinePolicy {
         BaselinePolicy { roots }
     }
 
-    /// Applies the policy to validated `arguments` of a tool with `schema`.
-    pub fn apply(&self, schema: &Value, mut arguments: Value) -> BaselineOutcome {
+    /// Applies the policy to validated `arguments` of a tool whose schema marks `paths`.
+    pub fn apply(&self, paths: &PathArguments, mut arguments: Value) -> BaselineOutcome {
         let mut concerns = Concerns::default();
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            return BaselineOutcome {
-                arguments,
-                concerns: concerns.full,
-                audit_concerns: concerns.without_values,
-            };
-        };
-        for (name, property) in properties {
-            let marks_path = is_marked(property);
-            let marks_items = property.get("items").is_some_and(is_marked);
-            if !marks_path && !marks_items {
-                continue;
-            }
-            let Some(argument) = arguments.get_mut(name.as_str()) else {
+        for marked in &paths.marked {
+            let Some(argument) = arguments.get_mut(marked.name.as_str()) else {
                 continue;
             };
             match argument {
-                Value::String(path) if marks_path => {
-                    *path = self.resolve(name, path, &mut concerns);
+                Value::String(path) if marked.is_path => {
+                    *path = self.resolve(&marked.name, path, &mut concerns);
                 }
-                Value::Array(items) if marks_items => {
+                Value::Array(items) if marked.items_are_paths => {
                     for item in items.iter_mut() {
                         if let Value::String(path) = item {
-                            *path = self.resolve(name, path, &mut concerns);
+                            *path = self.resolve(&marked.name, path, &mut concerns);
                         }
                     }
                 }
@@ -139,6 +127,41 @@ impl Concerns {
     fn push(&mut self, full: String, without_values: String) {
         self.full.push(full);
         self.without_values.push(without_values);
+    }
+}
+
+/// The arguments a tool's schema marks as paths, in the schema's order: read from the schema
+/// once, when the tool is registered, so a call looks up only the arguments it must resolve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathArguments {
+    marked: Vec<MarkedArgument>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct MarkedArgument {
+    name: String,
+    /// The argument is a path (a string).
+    is_path: bool,
+    /// The argument's items are paths (an array of strings).
+    items_are_paths: bool,
+}
+
+impl PathArguments {
+    /// The top-level properties of `schema` marked with [`PATH_KEYWORD`], or whose `items` are.
+    pub fn of(schema: &Value) -> Self {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return PathArguments::default();
+        };
+        let marked = properties
+            .iter()
+            .map(|(name, property)| MarkedArgument {
+                name: name.clone(),
+                is_path: is_marked(property),
+                items_are_paths: property.get("items").is_some_and(is_marked),
+            })
+            .filter(|marked| marked.is_path || marked.items_are_paths)
+            .collect();
+        PathArguments { marked }
     }
 }
 
@@ -219,7 +242,7 @@ mod tests {
         let project = project();
         let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
         let outcome = policy.apply(
-            &schema(),
+            &PathArguments::of(&schema()),
             json!({ "path": "src/../src/main.rs", "pattern": "../x" }),
         );
         assert!(outcome.concerns.is_empty(), "{:?}", outcome.concerns);
@@ -234,7 +257,10 @@ mod tests {
     fn dot_dot_out_of_the_project_is_a_concern() {
         let project = project();
         let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
-        let outcome = policy.apply(&schema(), json!({ "path": "../proj-evil/loot.txt" }));
+        let outcome = policy.apply(
+            &PathArguments::of(&schema()),
+            json!({ "path": "../proj-evil/loot.txt" }),
+        );
         assert_eq!(outcome.concerns.len(), 1);
         assert!(outcome.concerns[0].contains("outside the project"));
     }
@@ -244,7 +270,10 @@ mod tests {
         let project = project();
         let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
         let path = project.sibling.join("loot.txt");
-        let outcome = policy.apply(&schema(), json!({ "paths": [path.to_string_lossy()] }));
+        let outcome = policy.apply(
+            &PathArguments::of(&schema()),
+            json!({ "paths": [path.to_string_lossy()] }),
+        );
         assert_eq!(outcome.concerns.len(), 1, "{:?}", outcome.concerns);
     }
 
@@ -255,7 +284,10 @@ mod tests {
         let project = project();
         std::os::unix::fs::symlink(&project.sibling, project.root.join("link")).expect("symlink");
         let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
-        let outcome = policy.apply(&schema(), json!({ "path": "link/loot.txt" }));
+        let outcome = policy.apply(
+            &PathArguments::of(&schema()),
+            json!({ "path": "link/loot.txt" }),
+        );
         assert_eq!(outcome.concerns.len(), 1);
         assert_eq!(
             outcome.arguments["path"],
@@ -267,13 +299,19 @@ mod tests {
     fn a_missing_file_under_the_project_is_fine_and_dot_dot_after_it_is_exact() {
         let project = project();
         let policy = BaselinePolicy::new(std::slice::from_ref(&project.root));
-        let outcome = policy.apply(&schema(), json!({ "path": "new/dir/../file.txt" }));
+        let outcome = policy.apply(
+            &PathArguments::of(&schema()),
+            json!({ "path": "new/dir/../file.txt" }),
+        );
         assert!(outcome.concerns.is_empty());
         assert_eq!(
             outcome.arguments["path"],
             json!(project.root.join("new/file.txt").to_string_lossy())
         );
-        let outcome = policy.apply(&schema(), json!({ "path": "new/../../proj-evil/x" }));
+        let outcome = policy.apply(
+            &PathArguments::of(&schema()),
+            json!({ "path": "new/../../proj-evil/x" }),
+        );
         assert_eq!(outcome.concerns.len(), 1);
     }
 
@@ -289,11 +327,11 @@ mod tests {
             "deploy/.aws/credentials",
             ".npmrc",
         ] {
-            let outcome = policy.apply(&schema(), json!({ "path": path }));
+            let outcome = policy.apply(&PathArguments::of(&schema()), json!({ "path": path }));
             assert_eq!(outcome.concerns.len(), 1, "{path}: {:?}", outcome.concerns);
         }
         for path in [".env.example", "src/environment.rs", "README.md"] {
-            let outcome = policy.apply(&schema(), json!({ "path": path }));
+            let outcome = policy.apply(&PathArguments::of(&schema()), json!({ "path": path }));
             assert!(
                 outcome.concerns.is_empty(),
                 "{path}: {:?}",
@@ -307,17 +345,40 @@ mod tests {
         let policy = BaselinePolicy::new(&[]);
         assert_eq!(
             policy
-                .apply(&schema(), json!({ "path": "/etc/hostname" }))
+                .apply(
+                    &PathArguments::of(&schema()),
+                    json!({ "path": "/etc/hostname" })
+                )
                 .concerns
                 .len(),
             1
         );
         assert_eq!(
             policy
-                .apply(&schema(), json!({ "path": "a.txt" }))
+                .apply(&PathArguments::of(&schema()), json!({ "path": "a.txt" }))
                 .concerns
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn the_marked_arguments_are_read_from_the_schema_once_in_its_order() {
+        let marked = PathArguments::of(&schema());
+        let names: Vec<(&str, bool, bool)> = marked
+            .marked
+            .iter()
+            .map(|marked| (marked.name.as_str(), marked.is_path, marked.items_are_paths))
+            .collect();
+        assert_eq!(names, [("path", true, false), ("paths", false, true)]);
+        // A mark that is not `true`, or one below `items`' level, marks nothing.
+        let unmarked = json!({
+            "properties": {
+                "a": { "type": "string", PATH_KEYWORD: "yes" },
+                "b": { "type": "object", "properties": { "c": { PATH_KEYWORD: true } } },
+            },
+        });
+        assert_eq!(PathArguments::of(&unmarked), PathArguments::default());
+        assert_eq!(PathArguments::of(&json!(true)), PathArguments::default());
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::handler::ToolHandler;
+use crate::policy::PathArguments;
 use crate::server_name::{PerServer, ServerName};
 use crate::tool::{DomainSpec, ToolAnnotations};
 
@@ -33,6 +34,10 @@ pub struct RegisteredTool {
     /// The implementation.
     pub handler: Arc<dyn ToolHandler>,
     validator: jsonschema::Validator,
+    /// The arguments its schema marks as paths, for the baseline policy.
+    pub(crate) path_arguments: PathArguments,
+    /// The names of the properties its schema declares, sorted.
+    declared_arguments: Box<[String]>,
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -46,8 +51,31 @@ impl fmt::Debug for RegisteredTool {
 }
 
 impl RegisteredTool {
+    /// The names of the arguments a call gave that the schema declares, in the call's order:
+    /// what the audit log may say of them (an undeclared name is the client's text, and is
+    /// left out like a value).
+    pub(crate) fn declared_names_in(&self, arguments: &Value) -> Vec<String> {
+        let Some(given) = arguments.as_object() else {
+            return Vec::new();
+        };
+        given
+            .keys()
+            .filter(|name| {
+                self.declared_arguments
+                    .binary_search_by(|declared| declared.as_str().cmp(name.as_str()))
+                    .is_ok()
+            })
+            .cloned()
+            .collect()
+    }
+
     /// Checks arguments against the schema; every violation, each naming where it is.
     pub fn validate(&self, arguments: &Value) -> Result<(), Vec<String>> {
+        // Valid arguments, nearly every call's, are told apart without the error iterator
+        // (a box, and a walk that keeps going after the first problem).
+        if self.validator.is_valid(arguments) {
+            return Ok(());
+        }
         let problems: Vec<String> = self
             .validator
             .iter_errors(arguments)
@@ -325,7 +353,16 @@ fn compile_domain(spec: DomainSpec) -> Result<RegisteredDomain, RegistryError> {
                 reason: error.to_string(),
             }
         })?;
+        let mut declared_arguments: Box<[String]> = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().cloned().collect())
+            .unwrap_or_default();
+        declared_arguments.sort_unstable();
         tools.push(Arc::new(RegisteredTool {
+            path_arguments: PathArguments::of(&tool.input_schema),
+            declared_arguments,
             name: tool.name.into(),
             domain: Arc::clone(&domain),
             server: spec.server,
@@ -496,5 +533,29 @@ mod tests {
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems.iter().any(|p| p.contains("/n")));
         assert!(tool.validate(&json!({"n": 7, "path": "a"})).is_ok());
+    }
+
+    #[test]
+    fn the_audit_names_only_declared_arguments_in_the_order_given() {
+        let schema = json!({
+            "type": "object",
+            "properties": { "zeta": {}, "alpha": {}, "mid": {} },
+        });
+        let registered = compile_domain(domain(
+            "d",
+            ServerName::Run,
+            vec![tool("t", schema), tool("bare", json!({ "type": "object" }))],
+        ))
+        .expect("valid domain");
+        let [with_properties, without] = &registered.tools[..] else {
+            panic!("two tools")
+        };
+        let given = json!({ "mid": 1, "stranger": 2, "alpha": 3, "zeta!": 4, "zeta": 5 });
+        assert_eq!(
+            with_properties.declared_names_in(&given),
+            ["mid", "alpha", "zeta"]
+        );
+        assert!(with_properties.declared_names_in(&json!([1])).is_empty());
+        assert!(without.declared_names_in(&given).is_empty());
     }
 }

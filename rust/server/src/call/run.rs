@@ -115,8 +115,8 @@ impl RunCall {
         if let Err(problems) = tool.validate(&arguments) {
             return ToolResult::error(invalid_arguments_text(&tool, &problems));
         }
-        let argument_names = declared_argument_names(&tool.input_schema, &arguments);
-        let baseline = self.shared.policy.apply(&tool.input_schema, arguments);
+        let argument_names = tool.declared_names_in(&arguments);
+        let baseline = self.shared.policy.apply(&tool.path_arguments, arguments);
         let audit_concerns = baseline.audit_concerns;
         let arguments = Arc::new(baseline.arguments);
         let call_number = NEXT_CALL_NUMBER.fetch_add(1, Ordering::Relaxed);
@@ -402,20 +402,6 @@ fn handler_outcome(
             tool.name,
             deadline.as_millis()
         )),
-    }
-}
-
-/// The names of the arguments a call gave that its tool's schema declares: what the audit log
-/// may say of them (an undeclared name is the client's text, and is left out like a value).
-fn declared_argument_names(schema: &Value, arguments: &Value) -> Vec<String> {
-    let declared = schema.get("properties").and_then(Value::as_object);
-    match (declared, arguments.as_object()) {
-        (Some(declared), Some(given)) => given
-            .keys()
-            .filter(|name| declared.contains_key(name.as_str()))
-            .cloned()
-            .collect(),
-        _ => Vec::new(),
     }
 }
 
