@@ -60,11 +60,7 @@ impl RegisteredTool {
         };
         given
             .keys()
-            .filter(|name| {
-                self.declared_arguments
-                    .binary_search_by(|declared| declared.as_str().cmp(name.as_str()))
-                    .is_ok()
-            })
+            .filter(|name| self.declared_arguments.binary_search(name).is_ok())
             .cloned()
             .collect()
     }
