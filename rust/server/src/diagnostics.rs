@@ -41,11 +41,7 @@ pub fn diagnostics_domain(server: ServerName) -> DomainSpec {
                 }),
                 annotations: READ_ONLY,
                 deadline: None,
-                handler: Arc::new(|call: ToolCall| async move {
-                    Ok(
-                        json!({ "value": call.arguments.get("value").cloned().unwrap_or(Value::Null) }),
-                    )
-                }),
+                handler: Arc::new(|call: ToolCall| async move { Ok(echo_answer(call.arguments)) }),
             },
             ToolSpec {
                 name: "sleep".to_owned(),
@@ -113,5 +109,40 @@ pub fn diagnostics_domain(server: ServerName) -> DomainSpec {
                 }),
             },
         ],
+    }
+}
+
+/// `echo`'s answer, `{value}`. Arguments that passed the tool's schema are that very object,
+/// so they go back as they came, with no new map built and nothing copied; anything else (a
+/// caller that skipped the schema) gets the object built from its `value`.
+fn echo_answer(arguments: Value) -> Value {
+    match arguments {
+        Value::Object(map)
+            if map.len() == 1 && map.keys().next().is_some_and(|key| key == "value") =>
+        {
+            Value::Object(map)
+        }
+        other => json!({ "value": other.get("value").cloned().unwrap_or(Value::Null) }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_answers_value_alone_whatever_it_was_given() {
+        let nested = json!({ "value": { "a": [1, "two", null] } });
+        assert_eq!(echo_answer(nested.clone()), nested);
+        assert_eq!(
+            echo_answer(json!({ "value": null })),
+            json!({ "value": null })
+        );
+        assert_eq!(
+            echo_answer(json!({ "value": 1, "extra": 2 })),
+            json!({ "value": 1 })
+        );
+        assert_eq!(echo_answer(json!({ "other": 1 })), json!({ "value": null }));
+        assert_eq!(echo_answer(json!([1])), json!({ "value": null }));
     }
 }
