@@ -30,7 +30,7 @@ pub(crate) const NODE_BYTES: usize = std::mem::size_of::<Value>();
 
 /// What one object entry costs besides its key's and its value's heap bytes: the key's
 /// `String`, the value, the stored hash and the index slot of the ordered map.
-pub(crate) const ENTRY_BYTES: usize =
+pub const ENTRY_BYTES: usize =
     std::mem::size_of::<(String, Value)>() + 2 * std::mem::size_of::<usize>();
 
 /// The error text for a message of `input_len` bytes that passed `budget`.

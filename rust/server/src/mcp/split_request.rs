@@ -453,6 +453,8 @@ mod tests {
         let args = [
             r#"{"value":"bench-echo"}"#,
             r#"{}"#,
+            r#"{"on":true,"off":false,"none":null,"n":0,"big":18446744073709551615,"s":""}"#,
+            r#"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17}"#,
             r#"{"path":"src/main.rs","startLine":1,"n":[1,2.5,-3e2,true,null,{"k":"\"q\" \u00e9"}]}"#,
             r#""a string""#,
             "[]",
@@ -535,6 +537,8 @@ mod tests {
             format!("{common}}}"),
             common.replace(r#""args":{"v":1}"#, r#""args":{"v":1"#),
             common.replace(r#""args":{"v":1}"#, r#""args":{"v":tru}"#),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":nullx}"#),
+            common.replace(r#""args":{"v":1}"#, r#""args":{"v":true"}"#),
             common.replace(r#""args":{"v":1}"#, r#""args":{"v":"1}}"#),
             common.replace(r#""tool":"echo""#, "\"tool\":\"ec\u{1}ho\""),
             // Nesting near the strict parser's limit.

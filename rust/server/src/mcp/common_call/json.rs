@@ -4,9 +4,12 @@
 //! ([`super::super::split_request`]) walks `serde_json`'s deserializer through seeds and
 //! visitors for a dozen short strings, most of what the server spent on a call's way in.
 
-use ide_mcp_protocol::budget::{decode_budget, DECODE_BYTES_PER_INPUT_BYTE};
+use ide_mcp_protocol::budget::{
+    decode_budget, DECODE_BASE_BYTES, DECODE_BYTES_PER_INPUT_BYTE, ENTRY_BYTES,
+};
 use ide_mcp_protocol::json::{self, MAX_DEPTH};
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
+use smallvec::SmallVec;
 
 use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
@@ -16,6 +19,14 @@ use crate::mcp::split_request::ToolsCallParams;
 /// How deep `args` may nest here: the strict parser counts from the line's root, four levels
 /// above `args`, so anything near its limit is left to it.
 const MAX_ARGS_DEPTH: usize = MAX_DEPTH - 8;
+
+/// The most members an `args` object read here may have (a larger one goes to the strict
+/// parser): a repeated key is looked for among the members before it.
+const PLAIN_ARGS_MEMBERS: usize = 16;
+
+// A plain `args` object is charged by the strict parser its strings and an entry a member,
+// never more than the 1 MiB every budget has, so no budget refuses one that is read here.
+const _: () = assert!(PLAIN_ARGS_MEMBERS * ENTRY_BYTES <= DECODE_BASE_BYTES);
 
 /// The request of the line, when it has the common shape and passes `limits`; `None` for
 /// anything else.
@@ -191,10 +202,21 @@ impl<'a> Cursor<'a> {
         Some(params.finish())
     }
 
-    /// `run`'s `args`: any JSON value, found to its end here and parsed by the strict parser
-    /// within what the message's budget leaves it.
+    /// `run`'s `args`: any JSON value. An object of plain members, as most tools' arguments
+    /// are, is read here into the value the strict parser makes of it; anything else is found
+    /// to its end here and parsed by the strict parser within what the message's budget
+    /// leaves it.
     fn args(&mut self, line_length: usize) -> Option<Value> {
         let start = self.at;
+        // `args` is held to the decode limits as a whole once the line is read; its strings
+        // do not count among the envelope's.
+        let longest_string = self.longest_string;
+        let plain = self.plain_object();
+        self.longest_string = longest_string;
+        if plain.is_some() {
+            return plain;
+        }
+        self.at = start;
         self.skip_value()?;
         let text = &self.bytes[start..self.at];
         // Every other member of the line is at least six bytes and costs the strict parser
@@ -203,6 +225,40 @@ impl<'a> Cursor<'a> {
         let budget = decode_budget(line_length)
             .saturating_sub(rest_of_line.saturating_mul(DECODE_BYTES_PER_INPUT_BYTE));
         json::parse_strict_within(text, budget).ok()
+    }
+
+    /// An object of at most [`PLAIN_ARGS_MEMBERS`] members, its keys strings without escapes
+    /// and each of its values plain ([`Cursor::plain_member`]), every key once; `None` for
+    /// anything else, the cursor then anywhere in it.
+    fn plain_object(&mut self) -> Option<Value> {
+        let mut members: SmallVec<[(String, Value); 4]> = SmallVec::new();
+        self.object(|line, key| {
+            if members.len() == PLAIN_ARGS_MEMBERS || members.iter().any(|(taken, _)| taken == key)
+            {
+                return None;
+            }
+            let value = line.plain_member()?;
+            members.push((key.to_owned(), value));
+            Some(())
+        })?;
+        Some(Value::Object(members.into_iter().collect::<Map<_, _>>()))
+    }
+
+    /// A plain value ([`Cursor::plain_value`]) or one of the literals `true`, `false` and
+    /// `null`, whose end the object around it checks.
+    fn plain_member(&mut self) -> Option<Value> {
+        self.whitespace();
+        let (word, value): (&[u8], _) = match self.bytes.get(self.at)? {
+            b't' => (b"true", Value::Bool(true)),
+            b'f' => (b"false", Value::Bool(false)),
+            b'n' => (b"null", Value::Null),
+            _ => return self.plain_value(),
+        };
+        if !self.bytes[self.at..].starts_with(word) {
+            return None;
+        }
+        self.at += word.len();
+        Some(value)
     }
 
     /// Moves past one JSON value, following strings (and their escapes) and nesting, but not
