@@ -58,10 +58,19 @@ impl RunCall {
     /// servers stopping) ends it at once, with no reply.
     pub(crate) async fn run(mut self) {
         let arguments = std::mem::take(&mut self.arguments);
-        let outcome = tokio::select! {
-            biased;
-            _ = self.cancellation.cancelled() => None,
-            outcome = self.execute(arguments) => Some(outcome),
+        // The call is polled before the token is waited on: most calls finish in their first
+        // poll, and a wait never polled registers nothing with the token. A call cancelled
+        // before it starts never runs. One that finishes in the poll that would have seen its
+        // cancellation is answered only if the in-flight table still holds it: never after
+        // the client cancelled it or the connection closed (both take it out of the table).
+        let outcome = if self.cancellation.is_cancelled() {
+            None
+        } else {
+            tokio::select! {
+                biased;
+                outcome = self.execute(arguments) => Some(outcome),
+                _ = self.cancellation.cancelled() => None,
+            }
         };
         if let Some(mut result) = outcome {
             result.text = within_budget(result.text, self.shared.config.output_budget_bytes);
