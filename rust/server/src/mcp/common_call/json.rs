@@ -9,7 +9,6 @@ use ide_mcp_protocol::budget::{
 };
 use ide_mcp_protocol::json::{self, MAX_DEPTH};
 use serde_json::{Map, Number, Value};
-use smallvec::SmallVec;
 
 use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
@@ -231,17 +230,20 @@ impl<'a> Cursor<'a> {
     /// and each of its values plain ([`Cursor::plain_member`]), every key once; `None` for
     /// anything else, the cursor then anywhere in it.
     fn plain_object(&mut self) -> Option<Value> {
-        let mut members: SmallVec<[(String, Value); 4]> = SmallVec::new();
+        // Straight into the map: gathered first, the members were moved twice more.
+        let mut members = Map::new();
         self.object(|line, key| {
-            if members.len() == PLAIN_ARGS_MEMBERS || members.iter().any(|(taken, _)| taken == key)
-            {
+            if members.len() == PLAIN_ARGS_MEMBERS {
                 return None;
             }
             let value = line.plain_member()?;
-            members.push((key.to_owned(), value));
-            Some(())
+            // A repeated key: the strict parser words the error.
+            members
+                .insert(key.to_owned(), value)
+                .is_none()
+                .then_some(())
         })?;
-        Some(Value::Object(members.into_iter().collect::<Map<_, _>>()))
+        Some(Value::Object(members))
     }
 
     /// A plain value ([`Cursor::plain_value`]) or one of the literals `true`, `false` and
