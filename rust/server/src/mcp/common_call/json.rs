@@ -20,7 +20,7 @@ use crate::mcp::split_request::ToolsCallParams;
 const MAX_ARGS_DEPTH: usize = MAX_DEPTH - 8;
 
 /// The most members an `args` object read here may have (a larger one goes to the strict
-/// parser): a repeated key is looked for among the members before it.
+/// parser): few enough that no decode budget can refuse the object (below).
 const PLAIN_ARGS_MEMBERS: usize = 16;
 
 // A plain `args` object is charged by the strict parser its strings and an entry a member,
@@ -230,7 +230,7 @@ impl<'a> Cursor<'a> {
     /// and each of its values plain ([`Cursor::plain_member`]), every key once; `None` for
     /// anything else, the cursor then anywhere in it.
     fn plain_object(&mut self) -> Option<Value> {
-        // Straight into the map: gathered first, the members were moved twice more.
+        // Straight into the map, where the insert also finds a repeated key.
         let mut members = Map::new();
         self.object(|line, key| {
             if members.len() == PLAIN_ARGS_MEMBERS {
