@@ -45,6 +45,9 @@ pub(crate) struct Shared {
     /// Every verdict.
     pub(crate) audit: AuditLog,
     next_connection_id: AtomicU64,
+    /// The connection that last read bytes through the runtime: only it may look at its
+    /// socket before waiting (`connection/request_watch.rs`).
+    pub(crate) last_reader: AtomicU64,
 }
 
 impl Shared {
@@ -74,6 +77,7 @@ impl Shared {
             policy,
             audit,
             next_connection_id: AtomicU64::new(1),
+            last_reader: AtomicU64::new(0),
         }
     }
 

@@ -5,11 +5,14 @@
 //! - [`admission_hold`]: an unexpected client waits here for the host's answer.
 //! - [`read_timing`]: the first-message, header, body and idle timers.
 //! - [`outbox`]: the writing side (the outgoing queue, coalescing, the write timeout).
+//! - [`request_watch`]: a short look at the socket before waiting, for a client that sends its
+//!   next message right after each reply.
 //! - [`spare_buffer`]: read buffers kept per thread between messages.
 
 mod admission_hold;
 mod outbox;
 mod read_timing;
+mod request_watch;
 mod spare_buffer;
 
 use std::sync::Arc;
@@ -29,6 +32,7 @@ use crate::shared::Shared;
 use crate::wire::{Wire, WireDecoder};
 use outbox::Outbox;
 use read_timing::{Expiry, ReadTiming};
+use request_watch::{Looked, RequestWatch};
 
 /// Room in the outgoing queue beyond the slots reserved by in-flight calls, for control
 /// replies and progress notifications.
@@ -109,6 +113,7 @@ pub(crate) async fn serve(
     // Waited on across messages, like the alarm: made afresh for each one, it registered with
     // the token and left it again every time.
     let mut closing = std::pin::pin!(cancellation.clone().cancelled_owned());
+    let mut watch = RequestWatch::new(connection_id);
     let close_reason = 'connection: loop {
         loop {
             let payload = match decoder.decode(&mut buffer) {
@@ -150,6 +155,15 @@ pub(crate) async fn serve(
         let wire = decoder.wire().unwrap_or(Wire::Frames);
         if let Err(reason) = outbox.write_ready(wire) {
             break 'connection reason;
+        }
+        if buffer.is_empty() && session.in_flight.len() == 0 && !outbox.has_work() {
+            match watch.before_waiting(&read_half, &mut buffer, &shared.last_reader) {
+                Looked::Bytes => continue 'connection,
+                Looked::Closed => {
+                    break 'connection client_closed(&mut decoder, &mut buffer, inbound_ceiling)
+                }
+                Looked::Nothing => {}
+            }
         }
         if buffer.is_empty() {
             // An idle connection keeps no read buffer at all.
@@ -207,13 +221,8 @@ pub(crate) async fn serve(
                     buffer.reserve(READ_CHUNK_BYTES);
                 }
                 match read_half.try_read_buf(&mut buffer) {
-                    Ok(0) => {
-                        if let Err(error) = decoder.decode_eof(&mut buffer) {
-                            break 'connection unreadable(&error, inbound_ceiling);
-                        }
-                        break 'connection "the client closed the connection".to_owned();
-                    }
-                    Ok(_) => {}
+                    Ok(0) => break 'connection client_closed(&mut decoder, &mut buffer, inbound_ceiling),
+                    Ok(_) => watch.arrived(&shared.last_reader),
                     Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
                     Err(error) => break 'connection format!("read failed: {error}"),
                 }
@@ -226,6 +235,19 @@ pub(crate) async fn serve(
     session.in_flight.cancel_all();
     // What was answered before the close still goes out, within the write timeout.
     outbox.finish(decoder.wire().unwrap_or(Wire::Frames)).await;
+}
+
+/// The reason to close when the client has closed its side: a message cut short by it is
+/// unreadable, anything else an orderly leave.
+fn client_closed(
+    decoder: &mut WireDecoder,
+    buffer: &mut bytes::BytesMut,
+    inbound_ceiling: usize,
+) -> String {
+    match decoder.decode_eof(buffer) {
+        Err(error) => unreadable(&error, inbound_ceiling),
+        Ok(_) => "the client closed the connection".to_owned(),
+    }
 }
 
 /// Why a byte stream cannot go on, for the log: an oversize message says where the limit

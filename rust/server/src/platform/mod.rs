@@ -5,7 +5,8 @@
 //! - **sockets** — [`Listener`] (bound with [`bind_listener`], which refuses a path longer
 //!   than the OS's `sun_path` with a clear error), the accepted [`Stream`] and its write half
 //!   [`StreamWriteHalf`] (tokio-style `readable`, `try_read_buf`, `into_split`, `AsyncWrite`),
-//!   [`recv_now`] (what is already waiting, asked of the socket itself), and the client side's
+//!   [`recv_now`] (what is already waiting, asked of the socket itself; [`recv_now_on_half`]
+//!   on the [`StreamReadHalf`] that `into_split` gives), and the client side's
 //!   [`BlockingStream`] / [`connect_blocking`];
 //! - **peer identity** — [`peer_credentials`] of an accepted stream, and [`is_same_user`];
 //! - **process information for admission** — [`process`]: `start_time`, `parent_pid`,
@@ -30,8 +31,8 @@ pub(crate) use unix::BlockingListener;
 pub use unix::BlockingStream;
 #[cfg(unix)]
 pub(crate) use unix::{
-    bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now, Listener,
-    Stream, StreamWriteHalf, UserId,
+    bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now,
+    recv_now_on_half, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
 };
 
 #[cfg(target_os = "linux")]
@@ -54,8 +55,8 @@ pub(crate) use windows::BlockingListener;
 pub use windows::BlockingStream;
 #[cfg(windows)]
 pub(crate) use windows::{
-    bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now, Listener,
-    Stream, StreamWriteHalf, UserId,
+    bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now,
+    recv_now_on_half, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
 };
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]

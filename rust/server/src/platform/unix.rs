@@ -13,6 +13,8 @@ pub(crate) type Listener = tokio::net::UnixListener;
 pub(crate) type Stream = tokio::net::UnixStream;
 /// The write half of an accepted connection, owned by its connection's outbox.
 pub(crate) type StreamWriteHalf = tokio::net::unix::OwnedWriteHalf;
+/// The read half of an accepted stream.
+pub(crate) type StreamReadHalf = tokio::net::unix::OwnedReadHalf;
 /// The client side's blocking socket.
 pub type BlockingStream = std::os::unix::net::UnixStream;
 /// A blocking listening socket, for tests' stand-in servers.
@@ -61,6 +63,11 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
             Err(errno) => return Err(errno.into()),
         }
     }
+}
+
+/// [`recv_now`] on the read half of a split stream.
+pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut [u8]) -> io::Result<usize> {
+    recv_now(half.as_ref(), buffer)
 }
 
 /// Where runtime directories may go, best first: the system temp directory (`$TMPDIR`, or

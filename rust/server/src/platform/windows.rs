@@ -185,6 +185,14 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
     stream.0.get_ref().read(buffer)
 }
 
+/// The read half of an accepted stream: the stream itself (see [`Stream::into_split`]).
+pub(crate) type StreamReadHalf = Stream;
+
+/// [`recv_now`] on the read half of a split stream.
+pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut [u8]) -> io::Result<usize> {
+    recv_now(half, buffer)
+}
+
 /// The peer of an accepted stream: its pid (`SIO_AF_UNIX_GETPEERPID`, recorded by the system
 /// at connect) and the user its process runs as.
 pub(crate) fn peer_credentials(stream: &Stream) -> io::Result<PeerCredentials> {

@@ -1,0 +1,295 @@
+//! A short look at the socket for the client's next message, on the connection's own thread,
+//! before the connection waits for it through the runtime — made only for a client that has
+//! been sending its next message right after each reply.
+//!
+//! Why: a connection that waits through the runtime parks its worker in `epoll_wait`, and when
+//! nothing else runs there its CPU goes idle. The next message then wakes that worker on an
+//! idle CPU, which on a virtual machine whose idle CPUs halt costs more than the whole call
+//! (docs/BENCHMARKS.md measures it). A client that makes one call after another (a script, a
+//! test suite, an agent working through a batch) pays it on every call. Looking at the socket
+//! for a few tens of microseconds after the reply takes such a client's next message without
+//! any wake-up.
+//!
+//! What it costs, and to whom:
+//! - **Nothing to a client that pauses between calls** (an agent thinking for seconds): the
+//!   look is made only when the client's last message came within [`WINDOW`] of the
+//!   connection going idle, and a look that finds nothing turns it off until a message comes
+//!   that quickly again. An idle connection never looks.
+//! - **Never a worker held while other connections' messages wait**: only the connection
+//!   that read last in its server set looks, and a look ends as soon as another connection
+//!   reads.
+//! - **At most [`WINDOW`] of one CPU** per reply, and only while the client keeps answering
+//!   within it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+
+use crate::platform::{recv_now_on_half, StreamReadHalf};
+
+/// How long a look lasts, and how soon after the connection went idle a message must come for
+/// the next idle moment to be looked through. About four times what a wake-up of a halted
+/// CPU costs on the machines measured: long enough for a client's turnaround, short enough
+/// that a look which finds nothing wastes little.
+pub(super) const WINDOW: Duration = Duration::from_micros(50);
+
+/// How much one look reads at most; the rest of a longer message is read the usual way.
+const LOOK_CHUNK_BYTES: usize = 4 * 1024;
+
+/// What a look at the socket found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Looked {
+    /// Bytes of the next message, now at the end of the read buffer.
+    Bytes,
+    /// The client closed its side.
+    Closed,
+    /// Nothing (or no look was made): wait through the runtime.
+    Nothing,
+}
+
+/// One connection's state for looking ahead.
+pub(super) struct RequestWatch {
+    /// The connection, as written to its server set's last reader.
+    connection_id: u64,
+    /// How long a look lasts ([`WINDOW`]; tests choose their own).
+    window: Duration,
+    /// Whether the client's last message came within the window of the connection going
+    /// idle: the next idle moment is looked through.
+    prompt: bool,
+    /// When the connection last went idle, until a message comes.
+    idle_since: Option<Instant>,
+}
+
+impl RequestWatch {
+    pub(super) fn new(connection_id: u64) -> Self {
+        RequestWatch {
+            connection_id,
+            window: WINDOW,
+            prompt: false,
+            idle_since: None,
+        }
+    }
+
+    /// Bytes came through the runtime's wait: note this connection as its set's last reader,
+    /// and whether they came soon enough after it went idle for a look to have caught them.
+    pub(super) fn arrived(&mut self, last_reader: &AtomicU64) {
+        self.note_reader(last_reader);
+        if let Some(idle_since) = self.idle_since.take() {
+            self.prompt = idle_since.elapsed() <= self.window;
+        }
+    }
+
+    /// The connection has nothing left to do but wait for the socket (nothing buffered,
+    /// nothing in flight, nothing to write): looks at the socket first, for at most the
+    /// window, when the client has been prompt and no other connection of the set has read
+    /// since this one. Reads what it finds into `buffer`.
+    pub(super) fn before_waiting(
+        &mut self,
+        socket: &StreamReadHalf,
+        buffer: &mut BytesMut,
+        last_reader: &AtomicU64,
+    ) -> Looked {
+        let started = Instant::now();
+        self.idle_since = Some(started);
+        if !self.prompt || last_reader.load(Ordering::Relaxed) != self.connection_id {
+            return Looked::Nothing;
+        }
+        // On this thread's stack, not in the connection's future.
+        let mut chunk = [0u8; LOOK_CHUNK_BYTES];
+        loop {
+            match recv_now_on_half(socket, &mut chunk) {
+                Ok(0) => return Looked::Closed,
+                Ok(read) => {
+                    buffer.extend_from_slice(&chunk[..read]);
+                    self.idle_since = None;
+                    return Looked::Bytes;
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                // The runtime's read meets the same error and says what it was.
+                Err(_) => return Looked::Nothing,
+            }
+            if last_reader.load(Ordering::Relaxed) != self.connection_id {
+                // Another connection has work: leave the worker to it. The client may still
+                // be prompt; the next message says.
+                return Looked::Nothing;
+            }
+            if started.elapsed() >= self.window {
+                self.prompt = false;
+                return Looked::Nothing;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Writes this connection as its set's last reader, unless it is already: a store to a
+    /// line other threads read only when it changes.
+    fn note_reader(&self, last_reader: &AtomicU64) {
+        if last_reader.load(Ordering::Relaxed) != self.connection_id {
+            last_reader.store(self.connection_id, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::io::Write;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::platform::{bind_listener, connect_blocking, BlockingStream};
+
+    /// A real accepted connection: the server's read half and the client's end. Fields drop
+    /// in order, the socket before the runtime it is registered with.
+    struct Connection {
+        socket: StreamReadHalf,
+        client: BlockingStream,
+        _runtime: tokio::runtime::Runtime,
+        _dir: tempfile::TempDir,
+    }
+
+    fn connection() -> Connection {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sock");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (server_side, client) = runtime.block_on(async {
+            let listener = bind_listener(&path).unwrap();
+            let client = connect_blocking(&path).unwrap();
+            let (server_side, _) = listener.accept().await.unwrap();
+            (server_side, client)
+        });
+        let (socket, write_half) = server_side.into_split();
+        drop(write_half);
+        Connection {
+            socket,
+            client,
+            _runtime: runtime,
+            _dir: dir,
+        }
+    }
+
+    /// A watch with its own window, whose connection read last.
+    fn watch(window: Duration, last_reader: &AtomicU64) -> RequestWatch {
+        let watch = RequestWatch {
+            window,
+            ..RequestWatch::new(7)
+        };
+        watch.note_reader(last_reader);
+        watch
+    }
+
+    #[test]
+    fn a_client_not_yet_seen_prompt_is_not_looked_for() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        connection.client.write_all(b"waiting").unwrap();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Nothing);
+        assert!(buffer.is_empty(), "no look, so nothing read");
+    }
+
+    #[test]
+    fn a_message_soon_after_idle_makes_the_next_idle_moment_looked_through() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        let mut buffer = BytesMut::new();
+        watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        watch.arrived(&last_reader);
+        assert!(watch.prompt);
+        connection.client.write_all(b"next message").unwrap();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Bytes);
+        assert_eq!(&buffer[..], b"next message");
+    }
+
+    #[test]
+    fn a_message_long_after_idle_turns_looking_off() {
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_millis(1), &last_reader);
+        watch.prompt = true;
+        watch.idle_since = Some(Instant::now() - Duration::from_millis(5));
+        watch.arrived(&last_reader);
+        assert!(!watch.prompt);
+    }
+
+    #[test]
+    fn a_look_that_finds_nothing_turns_looking_off() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_micros(200), &last_reader);
+        watch.prompt = true;
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Nothing);
+        assert!(!watch.prompt);
+        connection.client.write_all(b"late").unwrap();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(
+            looked,
+            Looked::Nothing,
+            "no look until a message comes soon after idle again"
+        );
+        assert!(buffer.is_empty());
+    }
+
+    #[test]
+    fn a_client_that_hung_up_is_seen_by_the_look() {
+        let connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.prompt = true;
+        connection
+            .client
+            .shutdown(std::net::Shutdown::Write)
+            .unwrap();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Closed);
+    }
+
+    #[test]
+    fn no_look_while_another_connection_of_the_set_read_last() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.prompt = true;
+        last_reader.store(8, Ordering::Relaxed);
+        connection.client.write_all(b"waiting").unwrap();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Nothing);
+        assert!(buffer.is_empty());
+        assert!(watch.prompt, "the client may still be prompt");
+    }
+
+    #[test]
+    fn a_look_in_progress_ends_when_another_connection_reads() {
+        let connection = connection();
+        let last_reader = Arc::new(AtomicU64::new(0));
+        let mut watch = watch(Duration::from_secs(60), &last_reader);
+        watch.prompt = true;
+        let other = Arc::clone(&last_reader);
+        let other_reader = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            other.store(8, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        other_reader.join().unwrap();
+        assert_eq!(looked, Looked::Nothing);
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "ended before its window"
+        );
+        assert!(watch.prompt);
+    }
+}
