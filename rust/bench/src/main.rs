@@ -78,6 +78,10 @@ enum Command {
         /// hold many idle connections from one process.
         #[arg(long)]
         max_connections_per_server: Option<usize>,
+        /// The `socketLookMicros` option (the default when not given); 0 for the instruction
+        /// counts, where a look that waits would count its reads.
+        #[arg(long)]
+        socket_look_micros: Option<u64>,
     },
     /// Run the raw echo socket at SOCKET until stdin closes.
     ServeRaw {
@@ -149,7 +153,13 @@ fn main() -> ExitCode {
             base,
             count_allocations,
             max_connections_per_server,
-        }) => serve_ours(base, count_allocations, max_connections_per_server),
+            socket_look_micros,
+        }) => serve_ours(
+            base,
+            count_allocations,
+            max_connections_per_server,
+            socket_look_micros,
+        ),
         Some(Command::ServeRaw { socket }) => serve_raw(socket),
         Some(Command::ServeRmcp {
             socket,
@@ -310,6 +320,7 @@ fn serve_ours(
     base: PathBuf,
     count_allocations: bool,
     max_connections_per_server: Option<usize>,
+    socket_look_micros: Option<u64>,
 ) -> Result<(), String> {
     if count_allocations {
         start_counting();
@@ -318,6 +329,9 @@ fn serve_ours(
     if let Some(cap) = max_connections_per_server {
         config.max_connections_per_server = cap;
         config.max_connections_per_peer = cap;
+    }
+    if let Some(micros) = socket_look_micros {
+        config.socket_look = std::time::Duration::from_micros(micros);
     }
     let servers = ours::start_with(&base, config).map_err(|error| error.to_string())?;
     let directory = servers

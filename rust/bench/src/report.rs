@@ -761,8 +761,10 @@ impl BenchReport {
              {} and then {} sequential echo calls on one connection, each run in a fresh \
              process; (instructions of the large run − of the small one) / {} is what one call \
              costs the server, every thread included, start-up and shutdown cancelled out. \
-             Only user-space instructions count (a system call is one). Unlike the times \
-             above, these do not move with the machine's load: a change of a few percent is \
+             Only user-space instructions count (a system call is one). ide-mcp runs with \
+             `socketLookMicros` 0: a look at the socket that waits for the next message is a \
+             loop of reads, as many as the timing allows, and not the call's work. Unlike the \
+             times above, these do not move with the machine's load: a change of a few percent is \
              a change of the code.\n",
             INSTRUCTION_CALLS.0,
             INSTRUCTION_CALLS.1,

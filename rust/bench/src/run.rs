@@ -408,8 +408,20 @@ fn count_instructions(executable: &Path, base: &Path, token: Option<String>) -> 
         let serve = |out: &Path| {
             let base = out.with_extension("base");
             std::fs::create_dir_all(&base).map_err(io_error("cannot create a directory"))?;
-            let arguments =
-                callgrind_arguments(out, executable, &["serve", "--base", &path_arg(&base)]);
+            // No look at the socket: a look that waits for the client's next message is a
+            // loop of reads, as many as the timing under callgrind allows, which is not the
+            // call's work.
+            let arguments = callgrind_arguments(
+                out,
+                executable,
+                &[
+                    "serve",
+                    "--base",
+                    &path_arg(&base),
+                    "--socket-look-micros",
+                    "0",
+                ],
+            );
             spawn_program("valgrind", &arguments)
         };
         let endpoint = |process: &ServerProcess| {

@@ -67,6 +67,9 @@ pub struct ServerConfig {
     pub idle_timeout: Duration,
     /// How long one write to a client may take; a client that stops reading is closed.
     pub write_timeout: Duration,
+    /// How long a connection looks at its socket for a prompt client's next message before
+    /// it waits through the runtime (`connection/request_watch.rs`); zero never looks.
+    pub socket_look: Duration,
     /// Bad messages (undecodable, invalid, unauthenticated) one connection may send before
     /// it is closed.
     pub max_bad_messages: u32,
@@ -112,6 +115,7 @@ impl Default for ServerConfig {
             body_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(3600),
             write_timeout: Duration::from_secs(30),
+            socket_look: Duration::from_micros(50),
             max_bad_messages: 32,
             progress_heartbeat: Duration::from_secs(1),
             tokens: TokenRingConfig::default(),
@@ -303,6 +307,26 @@ impl Kind for Millis {
     }
 }
 
+/// A short duration in microseconds, zero allowed, at most [`MAX_LOOK_MICROS`].
+struct LookMicros;
+
+/// The longest look at a socket an option may ask for: a look holds a worker thread.
+const MAX_LOOK_MICROS: u64 = 1_000;
+
+impl Kind for LookMicros {
+    type Value = Duration;
+    const EXPECTED: &'static str = "a number of microseconds from 0 to 1000";
+    fn parse(value: &Value) -> Option<Duration> {
+        value
+            .as_u64()
+            .filter(|micros| *micros <= MAX_LOOK_MICROS)
+            .map(Duration::from_micros)
+    }
+    fn show(value: &Duration) -> String {
+        format!("{} µs", value.as_micros())
+    }
+}
+
 /// A duration in milliseconds, at least 1.
 struct PositiveMillis;
 
@@ -416,6 +440,8 @@ options! {
     "bodyTimeoutMillis" => body_timeout: PositiveMillis, "frame body or line, once its header arrived";
     "idleTimeoutMillis" => idle_timeout: PositiveMillis, "silence of a connection with no calls in flight";
     "writeTimeoutMillis" => write_timeout: PositiveMillis, "one write to a client";
+    "socketLookMicros" => socket_look: LookMicros,
+        "a look at the socket for the next message of a client that sends it right after each reply, before waiting (0: never)";
     "maxBadMessages" => max_bad_messages: Count32, "bad messages per connection";
     "maxStringBytes" => decode_limits.max_string_bytes: Bytes, "string in a message";
     "maxArrayLength" => decode_limits.max_array_len: Count, "array elements in a message";
@@ -575,6 +601,7 @@ mod tests {
             r#"{"projectRoots":[""]}"#,
             r#"{"registerLiveSet":1}"#,
             r#"{"hostName":"a\nb"}"#,
+            r#"{"socketLookMicros":1001}"#,
         ] {
             let error = ServerConfig::from_json(bad).unwrap_err();
             let key = bad.split('"').nth(1).unwrap();
@@ -582,6 +609,10 @@ mod tests {
         }
         assert!(ServerConfig::from_json(r#"{"maxFrameBytes":67108864}"#).is_ok());
         assert!(ServerConfig::from_json(r#"{"maxBadMessages":0}"#).is_ok());
+        let never = ServerConfig::from_json(r#"{"socketLookMicros":0}"#).unwrap();
+        assert!(never.socket_look.is_zero());
+        let longest = ServerConfig::from_json(r#"{"socketLookMicros":1000}"#).unwrap();
+        assert_eq!(longest.socket_look, Duration::from_millis(1));
         assert!(ServerConfig::from_json("[]").is_err());
         assert!(ServerConfig::from_json("{").is_err());
     }

@@ -113,7 +113,7 @@ pub(crate) async fn serve(
     // Waited on across messages, like the alarm: made afresh for each one, it registered with
     // the token and left it again every time.
     let mut closing = std::pin::pin!(cancellation.clone().cancelled_owned());
-    let mut watch = RequestWatch::new(connection_id);
+    let mut watch = RequestWatch::new(connection_id, shared.config.socket_look);
     let close_reason = 'connection: loop {
         loop {
             let payload = match decoder.decode(&mut buffer) {

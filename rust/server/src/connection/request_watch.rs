@@ -12,13 +12,16 @@
 //!
 //! What it costs, and to whom:
 //! - **Nothing to a client that pauses between calls** (an agent thinking for seconds): the
-//!   look is made only when the client's last message came within [`WINDOW`] of the
+//!   look is made only when the client's last message came within the window (the
+//!   `socketLookMicros` option, 50 µs by default: about four times what a wake-up of a halted
+//!   CPU costs on the machines measured, long enough for a client's turnaround, short enough
+//!   that a look which finds nothing wastes little; zero never looks) of the
 //!   connection going idle, and a look that finds nothing turns it off until a message comes
 //!   that quickly again. An idle connection never looks.
 //! - **Never a worker held while other connections' messages wait**: only the connection
 //!   that read last in its server set looks, and a look ends as soon as another connection
 //!   reads.
-//! - **At most [`WINDOW`] of one CPU** per reply, and only while the client keeps answering
+//! - **At most the window of one CPU** per reply, and only while the client keeps answering
 //!   within it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,12 +30,6 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 
 use crate::platform::{recv_now_on_half, StreamReadHalf};
-
-/// How long a look lasts, and how soon after the connection went idle a message must come for
-/// the next idle moment to be looked through. About four times what a wake-up of a halted
-/// CPU costs on the machines measured: long enough for a client's turnaround, short enough
-/// that a look which finds nothing wastes little.
-pub(super) const WINDOW: Duration = Duration::from_micros(50);
 
 /// How much one look reads at most; the rest of a longer message is read the usual way.
 const LOOK_CHUNK_BYTES: usize = 4 * 1024;
@@ -52,7 +49,8 @@ pub(super) enum Looked {
 pub(super) struct RequestWatch {
     /// The connection, as written to its server set's last reader.
     connection_id: u64,
-    /// How long a look lasts ([`WINDOW`]; tests choose their own).
+    /// How long a look lasts, and how soon after the connection went idle a message must
+    /// come for the next idle moment to be looked through.
     window: Duration,
     /// Whether the client's last message came within the window of the connection going
     /// idle: the next idle moment is looked through.
@@ -62,10 +60,10 @@ pub(super) struct RequestWatch {
 }
 
 impl RequestWatch {
-    pub(super) fn new(connection_id: u64) -> Self {
+    pub(super) fn new(connection_id: u64, window: Duration) -> Self {
         RequestWatch {
             connection_id,
-            window: WINDOW,
+            window,
             prompt: false,
             idle_since: None,
         }
@@ -92,7 +90,10 @@ impl RequestWatch {
     ) -> Looked {
         let started = Instant::now();
         self.idle_since = Some(started);
-        if !self.prompt || last_reader.load(Ordering::Relaxed) != self.connection_id {
+        if !self.prompt
+            || self.window.is_zero()
+            || last_reader.load(Ordering::Relaxed) != self.connection_id
+        {
             return Looked::Nothing;
         }
         // On this thread's stack, not in the connection's future.
@@ -175,10 +176,7 @@ mod tests {
 
     /// A watch with its own window, whose connection read last.
     fn watch(window: Duration, last_reader: &AtomicU64) -> RequestWatch {
-        let watch = RequestWatch {
-            window,
-            ..RequestWatch::new(7)
-        };
+        let watch = RequestWatch::new(7, window);
         watch.note_reader(last_reader);
         watch
     }
@@ -237,6 +235,19 @@ mod tests {
             Looked::Nothing,
             "no look until a message comes soon after idle again"
         );
+        assert!(buffer.is_empty());
+    }
+
+    #[test]
+    fn a_window_of_zero_never_looks() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::ZERO, &last_reader);
+        watch.prompt = true;
+        connection.client.write_all(b"waiting").unwrap();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Nothing);
         assert!(buffer.is_empty());
     }
 

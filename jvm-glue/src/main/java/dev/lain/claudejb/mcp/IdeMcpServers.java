@@ -505,6 +505,20 @@ public final class IdeMcpServers implements AutoCloseable {
                 return millis("writeTimeoutMillis", timeout);
             }
 
+            /**
+             * How long a connection looks at its socket for the next message of a client that
+             * sends it right after each reply, before it waits (default 50 µs; at most 1 ms;
+             * zero never looks). A look holds one thread at most this long after a reply, and
+             * saves the wake-up of a sleeping thread for each call made back to back.
+             */
+            public Builder socketLook(Duration look) {
+                // Anything past the limit is sent as just past it, so the library's refusal names
+                // the limit rather than this conversion failing on a huge duration.
+                long micros = look.compareTo(Duration.ofMillis(2)) > 0 ? 2_000 : look.toNanos() / 1_000;
+                knobs.put("socketLookMicros", micros);
+                return this;
+            }
+
             /** The largest tool result text sent back; longer ones are cut. */
             public Builder outputBudgetBytes(int bytes) {
                 knobs.put("outputBudgetBytes", bytes);

@@ -37,7 +37,8 @@ public class OptionsTest {
             assertEquals(method + " must set exactly one option", 1, keys.size());
             String key = keys.iterator().next();
             boolean duration = method.getParameterTypes()[0] == Duration.class;
-            assertEquals(method + " sets the option named after it", method.getName() + (duration ? "Millis" : ""), key);
+            String unit = !duration ? "" : key.endsWith("Micros") ? "Micros" : "Millis";
+            assertEquals(method + " sets the option named after it", method.getName() + unit, key);
             builder.add(key);
         }
         Set<String> rust = new TreeSet<>();
@@ -54,6 +55,24 @@ public class OptionsTest {
                 .guard(SecurityGuard.allowAll())
                 .build();
         assertEquals("{\"bases\":[\"/tmp\"],\"hostCanConfirm\":false}", options.toJson());
+    }
+
+    @Test
+    public void theSocketLookIsSentInMicrosecondsAndAnOverlongOneIsRefused() {
+        IdeMcpServers.Options options = IdeMcpServers.Options.builder()
+                .base(Paths.get("/tmp"))
+                .guard(SecurityGuard.allowAll())
+                .socketLook(Duration.ofNanos(20_900))
+                .build();
+        assertTrue(options.toJson(), options.toJson().contains("\"socketLookMicros\":20"));
+        try {
+            Native.start("{\"bases\":[\"/tmp\"],\"socketLookMicros\":1001}", SecurityGuard.allowAll(), null);
+            throw new AssertionError("a look over a millisecond was accepted");
+        } catch (IllegalArgumentException expected) {
+            String message = expected.getMessage();
+            assertTrue(message, message.contains("socketLookMicros"));
+            assertTrue(message, message.contains("0 to 1000"));
+        }
     }
 
     @Test
