@@ -130,6 +130,7 @@ else
     platform::tests::recv_now_tells_waiting_bytes_from_nothing_and_from_a_hang_up
     client::tests
     transport::tests
+    connection::request_watch::tests
     # Wine derives a file's ACL from its Unix mode (SYSTEM, us, Everyone read) and does not
     # keep the owner-only DACL the code sets, so the protection check cannot pass there:
     platform::tests::a_private_directory_and_file_are_protected_and_ours
