@@ -2,7 +2,7 @@
 //! machine's load, so a regression of the call path shows even on a noisy machine.
 //!
 //! The server runs in its own process under `valgrind --tool=callgrind` and gets N sequential
-//! echo calls on one connection, once with a small N and once with a large one; the
+//! echo calls on one connection, each after a pause in which its threads park ([`PAUSE`]), once with a small N and once with a large one; the
 //! difference of the two totals divided by the difference of the calls cancels start-up,
 //! the handshake and shutdown, leaving what one call costs the server (every thread: the
 //! runtime's workers included). Only user-space instructions are counted: system calls are
@@ -17,6 +17,13 @@ use crate::server_process::ServerProcess;
 
 /// The calls of the small and the large run.
 pub const CALLS: (usize, usize) = (100, 1100);
+
+/// The pause after each reply before the next call: long enough for every thread of the
+/// server to have parked, so each call takes the same path, that of a call to an idle server
+/// (as an agent's calls are). Calls made back to back counted the parking only when the
+/// next call happened to come after it, and the count moved by up to 2,000 instructions
+/// from run to run.
+pub const PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Instructions per call for one server and wire.
 #[derive(Debug, Clone)]
@@ -62,6 +69,7 @@ pub fn measure_instructions(
                         "call {id} under callgrind was answered wrongly"
                     )));
                 }
+                std::thread::sleep(PAUSE);
             }
         }
         // Closing stdin stops the server; callgrind writes its file as the process exits.

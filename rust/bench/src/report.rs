@@ -6,7 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::idle::IdleCpuResult;
-use crate::instructions::{InstructionsResult, CALLS as INSTRUCTION_CALLS};
+use crate::instructions::{
+    InstructionsResult, CALLS as INSTRUCTION_CALLS, PAUSE as INSTRUCTION_PAUSE,
+};
 use crate::load::{LatencyResult, Percentiles, ReadMode, ThroughputResult};
 use crate::machine::Machine;
 use crate::memory::IdleMemoryResult;
@@ -758,8 +760,11 @@ impl BenchReport {
         let _ = writeln!(
             out,
             "The server process runs under `valgrind --tool=callgrind` ({valgrind}) and gets \
-             {} and then {} sequential echo calls on one connection, each run in a fresh \
-             process; (instructions of the large run − of the small one) / {} is what one call \
+             {} and then {} sequential echo calls on one connection, each {} ms after the \
+             reply before it so that every thread of the server has parked (a call to an idle \
+             server, as an agent's calls are; calls back to back counted the parking only when \
+             the next call came after it, which moved the count by up to 2,000 instructions \
+             from run to run), each run in a fresh process; (instructions of the large run − of the small one) / {} is what one call \
              costs the server, every thread included, start-up and shutdown cancelled out. \
              Only user-space instructions count (a system call is one). ide-mcp runs with \
              `socketLookMicros` 0: a look at the socket that waits for the next message is a \
@@ -768,6 +773,7 @@ impl BenchReport {
              a change of the code.\n",
             INSTRUCTION_CALLS.0,
             INSTRUCTION_CALLS.1,
+            INSTRUCTION_PAUSE.as_millis(),
             INSTRUCTION_CALLS.1 - INSTRUCTION_CALLS.0
         );
         let _ = writeln!(out, "| server | wire | instructions per call | vs rmcp |");
