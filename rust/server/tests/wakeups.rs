@@ -16,6 +16,33 @@ use support::TestServers;
 /// The tests count every `ide-mcp-io` thread of the process: one server set at a time.
 static ONE_SERVER_SET_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The servers, started while no other test of this file runs, and a client of `code` that
+/// has made a few calls already.
+fn started_with_a_warm_client() -> (
+    std::sync::MutexGuard<'static, ()>,
+    TestServers,
+    ide_mcp_server::client::Client,
+) {
+    let alone = ONE_SERVER_SET_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let servers = TestServers::start();
+    let mut client = servers.client_of(ServerName::Code, ide_mcp_server::client::Wire::Lines);
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    for value in 0..20 {
+        echo(&mut client, value);
+    }
+    (alone, servers, client)
+}
+
+/// One echo call, which must succeed.
+fn echo(client: &mut ide_mcp_server::client::Client, value: u64) {
+    let result = client.run("echo", json!({ "value": value })).unwrap();
+    assert!(!result.is_error, "{result:?}");
+}
+
 /// Times each of the runtime's worker threads gave up its CPU to wait, by thread id.
 fn worker_waits() -> std::collections::BTreeMap<String, u64> {
     let mut waits = std::collections::BTreeMap::new();
@@ -47,21 +74,8 @@ fn worker_waits() -> std::collections::BTreeMap<String, u64> {
 /// is up to the runtime).
 #[test]
 fn a_call_to_an_idle_server_wakes_only_the_worker_that_reads_it() {
-    let _alone = ONE_SERVER_SET_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let servers = TestServers::start();
-    let mut client = servers.client_of(ServerName::Code, ide_mcp_server::client::Wire::Lines);
-    client
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut call = |value: u64| {
-        let result = client.run("echo", json!({ "value": value })).unwrap();
-        assert!(!result.is_error, "{result:?}");
-    };
-    for value in 0..20 {
-        call(value);
-    }
+    let (_alone, servers, mut client) = started_with_a_warm_client();
+    let mut call = |value: u64| echo(&mut client, value);
     const CALLS: u64 = 200;
     let before = worker_waits();
     for value in 0..CALLS {
@@ -95,21 +109,8 @@ fn a_call_to_an_idle_server_wakes_only_the_worker_that_reads_it() {
 /// gives way to it only when it ends, and such a run waits more.
 #[test]
 fn calls_made_back_to_back_are_read_without_a_wait_each() {
-    let _alone = ONE_SERVER_SET_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let servers = TestServers::start();
-    let mut client = servers.client_of(ServerName::Code, ide_mcp_server::client::Wire::Lines);
-    client
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut call = |value: u64| {
-        let result = client.run("echo", json!({ "value": value })).unwrap();
-        assert!(!result.is_error, "{result:?}");
-    };
-    for value in 0..20 {
-        call(value);
-    }
+    let (_alone, servers, mut client) = started_with_a_warm_client();
+    let mut call = |value: u64| echo(&mut client, value);
     const CALLS: u64 = 400;
     let mut runs = Vec::new();
     for _ in 0..3 {

@@ -140,36 +140,23 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::platform::{bind_listener, connect_blocking, BlockingStream};
+    use crate::platform::tests::accepted_pair;
+    use crate::platform::BlockingStream;
 
-    /// A real accepted connection: the server's read half and the client's end. Fields drop
-    /// in order, the socket before the runtime it is registered with.
+    /// A real accepted connection: the server's read half and the client's end.
     struct Connection {
         socket: StreamReadHalf,
         client: BlockingStream,
-        _runtime: tokio::runtime::Runtime,
         _dir: tempfile::TempDir,
     }
 
     fn connection() -> Connection {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.sock");
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let (server_side, client) = runtime.block_on(async {
-            let listener = bind_listener(&path).unwrap();
-            let client = connect_blocking(&path).unwrap();
-            let (server_side, _) = listener.accept().await.unwrap();
-            (server_side, client)
-        });
+        let (dir, server_side, client) = accepted_pair();
         let (socket, write_half) = server_side.into_split();
         drop(write_half);
         Connection {
             socket,
             client,
-            _runtime: runtime,
             _dir: dir,
         }
     }

@@ -121,4 +121,4 @@ pub(crate) fn socket_path_too_long(path: &std::path::Path) -> std::io::Error {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

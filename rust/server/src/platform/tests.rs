@@ -4,7 +4,8 @@
 
 use super::*;
 
-fn accepted_pair() -> (tempfile::TempDir, Stream, BlockingStream) {
+/// A real accepted connection: its directory, the server's end and the client's end.
+pub(crate) fn accepted_pair() -> (tempfile::TempDir, Stream, BlockingStream) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sock");
     let runtime = tokio::runtime::Builder::new_current_thread()
