@@ -20,6 +20,8 @@ scripts/jvm-tools.sh --junit
 gradle --offline --console=plain --quiet benchJar
 echo "== cargo test"
 cargo test --workspace --locked
+echo "== what calls cost the runtime's workers, in a release build (rust/server/tests/wakeups.rs)"
+cargo test --release --locked -p ide-mcp-server --test wakeups
 echo "== TOON conformance"
 cargo test --locked -p ide-mcp-protocol --test toon_fixtures 2>&1 | grep -E "TOON fixtures"
 

@@ -157,6 +157,11 @@ pub(crate) async fn serve(
             break 'connection reason;
         }
         if buffer.is_empty() && session.in_flight.len() == 0 && !outbox.has_work() {
+            // A look that finds the next message goes round without passing the runtime's
+            // wait, which is where a task is charged for its turn: charged here instead, a
+            // client that never pauses still sends this task back to the scheduler now and
+            // then, where other tasks (and other connections' readiness) are seen.
+            tokio::task::coop::consume_budget().await;
             match watch.before_waiting(&read_half, &mut buffer, &shared.last_reader) {
                 Looked::Bytes => continue 'connection,
                 Looked::Closed => {
