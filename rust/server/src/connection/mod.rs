@@ -161,7 +161,9 @@ pub(crate) async fn serve(
             // wait, which is where a task is charged for its turn: charged here instead, a
             // client that never pauses still sends this task back to the scheduler now and
             // then, where other tasks (and other connections' readiness) are seen.
-            tokio::task::coop::consume_budget().await;
+            if watch.would_look(&shared.last_reader) {
+                tokio::task::coop::consume_budget().await;
+            }
             match watch.before_waiting(&read_half, &mut buffer, &shared.last_reader) {
                 Looked::Bytes => continue 'connection,
                 Looked::Closed => {

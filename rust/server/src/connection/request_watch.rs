@@ -18,9 +18,11 @@
 //!   that a look which finds nothing wastes little; zero never looks) of the
 //!   connection going idle, and a look that finds nothing turns it off until a message comes
 //!   that quickly again. An idle connection never looks.
-//! - **Never a worker held while other connections' messages wait**: only the connection
-//!   that read last in its server set looks, and a look ends as soon as another connection
-//!   reads.
+//! - **A worker held for one client at a time**: only the connection that read last in its
+//!   server set looks, and a look ends as soon as another connection reads. Each look is
+//!   charged to the task's turn (Tokio's cooperative budget, in `connection/mod.rs`), so a
+//!   message of another connection that comes while one client keeps the looks busy waits at
+//!   most until that turn ends.
 //! - **At most the window of one CPU** per reply, and only while the client keeps answering
 //!   within it.
 
@@ -90,10 +92,7 @@ impl RequestWatch {
     ) -> Looked {
         let started = Instant::now();
         self.idle_since = Some(started);
-        if !self.prompt
-            || self.window.is_zero()
-            || last_reader.load(Ordering::Relaxed) != self.connection_id
-        {
+        if !self.would_look(last_reader) {
             return Looked::Nothing;
         }
         // On this thread's stack, not in the connection's future.
@@ -121,6 +120,14 @@ impl RequestWatch {
             }
             std::hint::spin_loop();
         }
+    }
+
+    /// Whether [`RequestWatch::before_waiting`] would look now: the client has been prompt,
+    /// looking is on, and no other connection of the set has read since this one.
+    pub(super) fn would_look(&self, last_reader: &AtomicU64) -> bool {
+        self.prompt
+            && !self.window.is_zero()
+            && last_reader.load(Ordering::Relaxed) == self.connection_id
     }
 
     /// Writes this connection as its set's last reader, unless it is already: a store to a
