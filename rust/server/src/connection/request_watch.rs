@@ -24,7 +24,9 @@
 //!   message of another connection that comes while one client keeps the looks busy waits at
 //!   most until that turn ends.
 //! - **At most the window of one CPU** per reply, and only while the client keeps answering
-//!   within it.
+//!   within it; within the window, a look lasts a few times as long as the client's messages
+//!   usually take to come, so that a client that shares the worker's CPU (a loaded machine)
+//!   is not kept waiting for the CPU by a look for its own message for the whole window.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -35,6 +37,17 @@ use crate::platform::{recv_now_on_half, StreamReadHalf};
 
 /// How much one look reads at most; the rest of a longer message is read the usual way.
 const LOOK_CHUNK_BYTES: usize = 4 * 1024;
+
+/// Within the window, a look lasts this many times the client's usual wait (`usual_wait`):
+/// long enough for the spread of a client's turnaround, short enough that a client kept off
+/// the CPU by the look itself gets it back soon. That happens when client and worker share a
+/// CPU (a loaded machine, or one CPU): the client's wake-up by the reply is queued behind the
+/// look, and its next message comes only once the look gives the CPU up.
+const LOOK_MARGIN: u32 = 4;
+
+/// The shortest look (unless the window is shorter): below this, a client's spread is mostly
+/// the machine's (interrupts, the timer), not the client's.
+const SHORTEST_LOOK: Duration = Duration::from_micros(10);
 
 /// What a look at the socket found.
 #[derive(Debug, PartialEq, Eq)]
@@ -59,6 +72,13 @@ pub(super) struct RequestWatch {
     prompt: bool,
     /// When the connection last went idle, until a message comes.
     idle_since: Option<Instant>,
+    /// How soon after the connection goes idle this client's next message usually comes,
+    /// at most the window: it rises at once to a longer wait and falls an eighth of the way
+    /// to a shorter one at a time, so one quick message does not cut the next look short.
+    usual_wait: Duration,
+    /// How long the look of the connection's current idle moment lasted, when it found
+    /// nothing.
+    gave_up_after: Option<Duration>,
 }
 
 impl RequestWatch {
@@ -68,6 +88,8 @@ impl RequestWatch {
             window,
             prompt: false,
             idle_since: None,
+            usual_wait: window,
+            gave_up_after: None,
         }
     }
 
@@ -76,7 +98,18 @@ impl RequestWatch {
     pub(super) fn arrived(&mut self, last_reader: &AtomicU64) {
         self.note_reader(last_reader);
         if let Some(idle_since) = self.idle_since.take() {
-            self.prompt = idle_since.elapsed() <= self.window;
+            let waited = idle_since.elapsed();
+            self.prompt = waited <= self.window;
+            // A message that comes soon after a look gave up may have been kept back by the
+            // look itself (see `LOOK_MARGIN`), and says nothing of the client; one that comes
+            // well after it says the client has become slower, and the next look waits longer.
+            let kept_back = self
+                .gave_up_after
+                .take()
+                .is_some_and(|looked| waited < looked * 2);
+            if self.prompt && !kept_back {
+                self.usual_wait = self.usual_wait.max(waited);
+            }
         }
     }
 
@@ -97,12 +130,14 @@ impl RequestWatch {
         }
         // On this thread's stack, not in the connection's future.
         let mut chunk = [0u8; LOOK_CHUNK_BYTES];
+        let look_for = self.look_length();
         loop {
             match recv_now_on_half(socket, &mut chunk) {
                 Ok(0) => return Looked::Closed,
                 Ok(read) => {
                     buffer.extend_from_slice(&chunk[..read]);
                     self.idle_since = None;
+                    self.found_after(started.elapsed());
                     return Looked::Bytes;
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
@@ -114,7 +149,8 @@ impl RequestWatch {
                 // be prompt; the next message says.
                 return Looked::Nothing;
             }
-            if started.elapsed() >= self.window {
+            if started.elapsed() >= look_for {
+                self.gave_up_after = Some(look_for);
                 self.prompt = false;
                 return Looked::Nothing;
             }
@@ -128,6 +164,24 @@ impl RequestWatch {
         self.prompt
             && !self.window.is_zero()
             && last_reader.load(Ordering::Relaxed) == self.connection_id
+    }
+
+    /// How long a look lasts: [`LOOK_MARGIN`] times the client's usual wait, at least
+    /// [`SHORTEST_LOOK`], at most the window.
+    fn look_length(&self) -> Duration {
+        (self.usual_wait * LOOK_MARGIN)
+            .max(SHORTEST_LOOK)
+            .min(self.window)
+    }
+
+    /// A look found the client's message `waited` after the connection went idle.
+    fn found_after(&mut self, waited: Duration) {
+        let waited = waited.min(self.window);
+        if waited >= self.usual_wait {
+            self.usual_wait = waited;
+        } else {
+            self.usual_wait -= (self.usual_wait - waited) / 8;
+        }
     }
 
     /// Writes this connection as its set's last reader, unless it is already: a store to a
@@ -296,5 +350,111 @@ mod tests {
             "ended before its window"
         );
         assert!(watch.prompt);
+    }
+
+    #[test]
+    fn a_look_lasts_a_few_times_the_clients_usual_wait() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.prompt = true;
+        watch.usual_wait = Duration::from_millis(5);
+        let started = Instant::now();
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        let lasted = started.elapsed();
+        assert_eq!(looked, Looked::Nothing);
+        assert!(lasted >= Duration::from_millis(20), "{lasted:?}");
+        assert!(
+            lasted < Duration::from_secs(5),
+            "not the window: {lasted:?}"
+        );
+        assert_eq!(watch.gave_up_after, Some(Duration::from_millis(20)));
+        assert!(!watch.prompt);
+        connection.client.write_all(b"late").unwrap();
+    }
+
+    #[test]
+    fn the_usual_wait_rises_at_once_and_falls_an_eighth_at_a_time() {
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_millis(1), &last_reader);
+        assert_eq!(
+            watch.usual_wait,
+            Duration::from_millis(1),
+            "the window at first"
+        );
+        watch.usual_wait = Duration::from_micros(100);
+        watch.found_after(Duration::from_micros(420));
+        assert_eq!(watch.usual_wait, Duration::from_micros(420));
+        watch.found_after(Duration::from_micros(20));
+        assert_eq!(watch.usual_wait, Duration::from_micros(370));
+        watch.found_after(Duration::from_secs(3));
+        assert_eq!(
+            watch.usual_wait,
+            Duration::from_millis(1),
+            "at most the window"
+        );
+    }
+
+    #[test]
+    fn a_look_is_at_least_the_shortest_and_at_most_the_window() {
+        let last_reader = AtomicU64::new(0);
+        let short = watch(Duration::from_micros(3), &last_reader);
+        let mut watch = watch(Duration::from_millis(1), &last_reader);
+        watch.usual_wait = Duration::from_micros(1);
+        assert_eq!(watch.look_length(), SHORTEST_LOOK);
+        watch.usual_wait = Duration::from_micros(100);
+        assert_eq!(watch.look_length(), Duration::from_micros(400));
+        watch.usual_wait = Duration::from_micros(300);
+        assert_eq!(watch.look_length(), Duration::from_millis(1));
+        assert_eq!(short.look_length(), Duration::from_micros(3));
+    }
+
+    #[test]
+    fn a_window_shorter_than_the_shortest_look_still_bounds_the_look() {
+        let mut connection = connection();
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_micros(3), &last_reader);
+        watch.prompt = true;
+        let mut buffer = BytesMut::new();
+        let looked = watch.before_waiting(&connection.socket, &mut buffer, &last_reader);
+        assert_eq!(looked, Looked::Nothing);
+        assert_eq!(watch.gave_up_after, Some(Duration::from_micros(3)));
+        connection.client.write_all(b"late").unwrap();
+    }
+
+    #[test]
+    fn a_message_soon_after_a_look_gave_up_leaves_the_usual_wait_as_it_was() {
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.usual_wait = Duration::from_millis(10);
+        watch.gave_up_after = Some(Duration::from_millis(500));
+        watch.idle_since = Some(Instant::now() - Duration::from_millis(600));
+        watch.arrived(&last_reader);
+        assert!(watch.prompt);
+        assert_eq!(
+            watch.usual_wait,
+            Duration::from_millis(10),
+            "perhaps kept back by the look"
+        );
+        assert_eq!(watch.gave_up_after, None);
+    }
+
+    #[test]
+    fn a_message_well_after_a_look_gave_up_lengthens_the_next_look() {
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.usual_wait = Duration::from_millis(10);
+        watch.gave_up_after = Some(Duration::from_millis(500));
+        watch.idle_since = Some(Instant::now() - Duration::from_secs(2));
+        watch.arrived(&last_reader);
+        assert!(watch.prompt);
+        assert!(watch.usual_wait >= Duration::from_secs(2));
+        watch.idle_since = Some(Instant::now() - Duration::from_secs(3));
+        watch.arrived(&last_reader);
+        assert!(
+            watch.usual_wait >= Duration::from_secs(3),
+            "and with no look before it"
+        );
     }
 }
