@@ -106,7 +106,7 @@ impl RequestWatch {
             let kept_back = self
                 .gave_up_after
                 .take()
-                .is_some_and(|looked| waited < looked * 2);
+                .is_some_and(|looked| waited < looked.saturating_mul(2));
             if self.prompt && !kept_back {
                 self.usual_wait = self.usual_wait.max(waited);
             }
@@ -169,7 +169,9 @@ impl RequestWatch {
     /// How long a look lasts: [`LOOK_MARGIN`] times the client's usual wait, at least
     /// [`SHORTEST_LOOK`], at most the window.
     fn look_length(&self) -> Duration {
-        (self.usual_wait * LOOK_MARGIN)
+        // Saturating: the window is the embedder's (`ServerConfig::socket_look`), any length.
+        self.usual_wait
+            .saturating_mul(LOOK_MARGIN)
             .max(SHORTEST_LOOK)
             .min(self.window)
     }
@@ -400,6 +402,7 @@ mod tests {
     fn a_look_is_at_least_the_shortest_and_at_most_the_window() {
         let last_reader = AtomicU64::new(0);
         let short = watch(Duration::from_micros(3), &last_reader);
+        let mut endless = watch(Duration::MAX, &last_reader);
         let mut watch = watch(Duration::from_millis(1), &last_reader);
         watch.usual_wait = Duration::from_micros(1);
         assert_eq!(watch.look_length(), SHORTEST_LOOK);
@@ -408,6 +411,11 @@ mod tests {
         watch.usual_wait = Duration::from_micros(300);
         assert_eq!(watch.look_length(), Duration::from_millis(1));
         assert_eq!(short.look_length(), Duration::from_micros(3));
+        assert_eq!(endless.look_length(), Duration::MAX, "no overflow");
+        endless.gave_up_after = Some(Duration::MAX);
+        endless.idle_since = Some(Instant::now());
+        endless.arrived(&last_reader);
+        assert!(endless.prompt);
     }
 
     #[test]
