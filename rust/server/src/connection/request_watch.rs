@@ -64,7 +64,7 @@ pub(super) enum Looked {
 pub(super) struct RequestWatch {
     /// The connection, as written to its server set's last reader.
     connection_id: u64,
-    /// How long a look lasts, and how soon after the connection went idle a message must
+    /// The longest a look lasts, and how soon after the connection went idle a message must
     /// come for the next idle moment to be looked through.
     window: Duration,
     /// Whether the client's last message came within the window of the connection going
