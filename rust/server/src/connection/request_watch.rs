@@ -73,8 +73,9 @@ pub(super) struct RequestWatch {
     /// When the connection last went idle, until a message comes.
     idle_since: Option<Instant>,
     /// How soon after the connection goes idle this client's next message usually comes,
-    /// at most the window: it rises at once to a longer wait and falls an eighth of the way
-    /// to a shorter one at a time, so one quick message does not cut the next look short.
+    /// at most the window, as looks found it: it rises at once to a longer wait and falls
+    /// an eighth of the way to a shorter one at a time, so one quick message does not cut
+    /// the next look short; a message well after a look that gave up raises it too.
     usual_wait: Duration,
     /// How long the look of the connection's current idle moment lasted, when it found
     /// nothing.
@@ -100,14 +101,16 @@ impl RequestWatch {
         if let Some(idle_since) = self.idle_since.take() {
             let waited = idle_since.elapsed();
             self.prompt = waited <= self.window;
-            // A message that comes soon after a look gave up may have been kept back by the
-            // look itself (see `LOOK_MARGIN`), and says nothing of the client; one that comes
-            // well after it says the client has become slower, and the next look waits longer.
-            let kept_back = self
+            // A message that comes well after a look gave up says the client has become
+            // slower, and the next look waits longer. One that comes soon after may have been
+            // kept back by the look itself (see `LOOK_MARGIN`), and one that comes when no
+            // look was made waited for the worker's wake-up too: neither says how long the
+            // client takes.
+            let slower = self
                 .gave_up_after
                 .take()
-                .is_some_and(|looked| waited < looked.saturating_mul(2));
-            if self.prompt && !kept_back {
+                .is_some_and(|looked| waited >= looked.saturating_mul(2));
+            if self.prompt && slower {
                 self.usual_wait = self.usual_wait.max(waited);
             }
         }
@@ -458,11 +461,20 @@ mod tests {
         watch.arrived(&last_reader);
         assert!(watch.prompt);
         assert!(watch.usual_wait >= Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_message_when_no_look_was_made_leaves_the_usual_wait_as_it_was() {
+        let last_reader = AtomicU64::new(0);
+        let mut watch = watch(Duration::from_secs(10), &last_reader);
+        watch.usual_wait = Duration::from_millis(10);
         watch.idle_since = Some(Instant::now() - Duration::from_secs(3));
         watch.arrived(&last_reader);
-        assert!(
-            watch.usual_wait >= Duration::from_secs(3),
-            "and with no look before it"
+        assert!(watch.prompt);
+        assert_eq!(
+            watch.usual_wait,
+            Duration::from_millis(10),
+            "the worker's wake-up is in that wait"
         );
     }
 }
