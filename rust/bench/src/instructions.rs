@@ -2,7 +2,8 @@
 //! machine's load, so a regression of the call path shows even on a noisy machine.
 //!
 //! The server runs in its own process under `valgrind --tool=callgrind` and gets N sequential
-//! echo calls on one connection, each after a pause in which its threads park ([`PAUSE`]), once with a small N and once with a large one; the
+//! echo calls on one connection, each after a pause in which its threads park ([`PAUSE`]),
+//! once with a small N and once with a large one; the
 //! difference of the two totals divided by the difference of the calls cancels start-up,
 //! the handshake and shutdown, leaving what one call costs the server (every thread: the
 //! runtime's workers included). Only user-space instructions are counted: system calls are

@@ -764,7 +764,8 @@ impl BenchReport {
              reply before it so that every thread of the server has parked (a call to an idle \
              server, as an agent's calls are; calls back to back counted the parking only when \
              the next call came after it, which moved the count by up to 2,000 instructions \
-             from run to run), each run in a fresh process; (instructions of the large run − of the small one) / {} is what one call \
+             from run to run), each run in a fresh process; (instructions of the large run \
+             − of the small one) / {} is what one call \
              costs the server, every thread included, start-up and shutdown cancelled out. \
              Only user-space instructions count (a system call is one). ide-mcp runs with \
              `socketLookMicros` 0: a look at the socket that waits for the next message is a \
