@@ -89,6 +89,13 @@ enum Command {
         #[arg(long)]
         socket: PathBuf,
     },
+    /// Run the raw echo socket on a Tokio runtime (one task per connection) at SOCKET until
+    /// stdin closes.
+    ServeRawTokio {
+        /// The socket path.
+        #[arg(long)]
+        socket: PathBuf,
+    },
     /// Run the rmcp echo server at SOCKET until stdin closes.
     ServeRmcp {
         /// The socket path.
@@ -161,6 +168,7 @@ fn main() -> ExitCode {
             socket_look_micros,
         ),
         Some(Command::ServeRaw { socket }) => serve_raw(socket),
+        Some(Command::ServeRawTokio { socket }) => serve_raw_tokio(socket),
         Some(Command::ServeRmcp {
             socket,
             count_allocations,
@@ -349,6 +357,17 @@ fn serve_raw(socket: PathBuf) -> Result<(), String> {
         "raw echo socket listening on {}",
         socket.display()
     ));
+    let _ = std::fs::remove_file(&socket);
+    outcome.map_err(|error| error.to_string())
+}
+
+fn serve_raw_tokio(socket: PathBuf) -> Result<(), String> {
+    let runtime = raw::start_tokio(&socket).map_err(|error| error.to_string())?;
+    let outcome = serve_until_stdin_closes(&format!(
+        "raw echo socket (Tokio) listening on {}",
+        socket.display()
+    ));
+    runtime.shutdown_timeout(Duration::from_secs(1));
     let _ = std::fs::remove_file(&socket);
     outcome.map_err(|error| error.to_string())
 }

@@ -63,6 +63,8 @@ pub enum TargetKind {
     OursJava,
     /// The raw echo socket.
     RawEcho,
+    /// The raw echo socket as tasks of a Tokio runtime.
+    RawEchoTokio,
     /// rmcp.
     Rmcp,
 }
@@ -73,6 +75,7 @@ impl TargetKind {
             TargetKind::Ours => "ide-mcp",
             TargetKind::OursJava => "ide-mcp, Java handler (JNI)",
             TargetKind::RawEcho => "raw echo socket",
+            TargetKind::RawEchoTokio => "raw echo socket, Tokio",
             TargetKind::Rmcp => "rmcp",
         }
     }
@@ -257,7 +260,10 @@ impl BenchReport {
              default configuration (four servers, diagnostics domain, `AllowAll` guard, 2 worker \
              threads); rmcp {} with a `#[tool]` echo on a 2-worker Tokio runtime, one \
              `serve(UnixStream)` per connection; the raw echo socket reads a frame or line and \
-             writes the same bytes back, one blocking thread per connection.",
+             writes the same bytes back, one blocking thread per connection; the raw echo \
+             socket, Tokio, does the same in one task per connection on a 2-worker Tokio \
+             runtime, the least an asynchronous server does (its workers wait in `epoll`, as \
+             ide-mcp's and rmcp's do), measured for latency over NDJSON.",
             settings.rmcp_version
         );
         let _ = writeln!(

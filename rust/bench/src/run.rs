@@ -130,6 +130,11 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
             executable,
             &["serve-raw", "--socket", &path_arg(&raw_socket)],
         )?;
+        let raw_tokio_socket = base.path().join("raw-tokio.sock");
+        let raw_tokio_process = spawn(
+            executable,
+            &["serve-raw-tokio", "--socket", &path_arg(&raw_tokio_socket)],
+        )?;
         let rmcp_socket = base.path().join("rmcp.sock");
         let rmcp_process = spawn(
             executable,
@@ -175,6 +180,10 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
                 raw::endpoint(&raw_socket, Wire::Lines, token.clone()),
             ),
             (TargetKind::Rmcp, rmcp_endpoint.clone()),
+            (
+                TargetKind::RawEchoTokio,
+                raw::endpoint(&raw_tokio_socket, Wire::Lines, token.clone()),
+            ),
         ];
         if let Some(endpoint) = &java_endpoint {
             latency_targets.insert(1, (TargetKind::OursJava, endpoint.clone()));
@@ -277,6 +286,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
             plan.idle_window.as_secs_f64()
         );
         drop(raw_process);
+        drop(raw_tokio_process);
         let mut watched = vec![
             (TargetKind::Ours, ours_process.pid(), ThreadFilter::All),
             (TargetKind::Rmcp, rmcp_process.pid(), ThreadFilter::All),

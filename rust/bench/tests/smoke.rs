@@ -39,6 +39,8 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
     let directory = servers.directory().unwrap().to_path_buf();
     let raw_socket = base.path().join("raw.sock");
     raw::start(&raw_socket).unwrap();
+    let raw_tokio_socket = base.path().join("raw-tokio.sock");
+    let raw_tokio_runtime = raw::start_tokio(&raw_tokio_socket).unwrap();
     let rmcp_socket = base.path().join("rmcp.sock");
     let rmcp_runtime = rmcp::start(&rmcp_socket).unwrap();
 
@@ -52,7 +54,19 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
             TargetKind::RawEcho,
             raw::endpoint(&raw_socket, Wire::Frames, token.clone()),
         ),
-        (TargetKind::Rmcp, rmcp::endpoint(&rmcp_socket, token)),
+        (
+            TargetKind::Rmcp,
+            rmcp::endpoint(&rmcp_socket, token.clone()),
+        ),
+        // Both wires, as the Tokio echo reads either like the blocking one.
+        (
+            TargetKind::RawEchoTokio,
+            raw::endpoint(&raw_tokio_socket, Wire::Lines, token.clone()),
+        ),
+        (
+            TargetKind::RawEchoTokio,
+            raw::endpoint(&raw_tokio_socket, Wire::Frames, token),
+        ),
     ];
     // Every target read each way, as the real run does (here the servers are in the test's
     // own process, so the one-CPU reads hold all of its threads on one CPU for a while).
@@ -141,6 +155,7 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
     assert!(markdown.contains("| ide-mcp | frames/TOON | spinning |"));
     assert!(markdown.contains("| ide-mcp | frames/TOON | blocking |"));
     assert!(markdown.contains("| raw echo socket | frames/TOON | blocking, one CPU |"));
+    assert!(markdown.contains("| raw echo socket, Tokio | NDJSON | blocking |"));
     assert!(
         markdown.contains("Not measured in this run: no jar."),
         "a run without the jar says so"
@@ -148,6 +163,7 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
 
     servers.stop().unwrap();
     rmcp_runtime.shutdown_timeout(Duration::from_secs(1));
+    raw_tokio_runtime.shutdown_timeout(Duration::from_secs(1));
 }
 
 #[test]

@@ -1,6 +1,13 @@
-//! The floor: a socket that reads one message (frame or line, chosen by the first byte like our
-//! servers do) and writes the same bytes back. One blocking thread per connection, no parsing
-//! beyond the framing.
+//! The floors: sockets that read one message (frame or line, chosen by the first byte like our
+//! servers do) and write the same bytes back, with no parsing beyond the framing.
+//!
+//! Two of them, because a server that waits through a poller and one whose thread waits in
+//! `read` meet different costs on a machine whose idle CPUs halt:
+//! - [`start`]: one blocking thread per connection, the ping-pong every server is measured
+//!   against;
+//! - [`start_tokio`]: one task per connection on a two-worker Tokio runtime (like ours and
+//!   rmcp's), the least an asynchronous server does: its workers wait in `epoll`, as ours
+//!   and rmcp's do.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -10,9 +17,17 @@ use std::thread::JoinHandle;
 use bytes::BytesMut;
 use ide_mcp_protocol::frame::{FrameDecoder, MAX_FRAME_BYTES};
 use ide_mcp_protocol::ndjson::LineDecoder;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::runtime::Runtime;
 
 use crate::endpoint::{CallShape, Endpoint};
 use crate::wire::Wire;
+
+/// Worker threads of the Tokio echo's runtime: the same as our servers' default.
+const TOKIO_WORKER_THREADS: usize = 2;
+
+/// How much one read takes at most.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Binds `socket` and serves echo connections on background threads until the process ends.
 pub fn start(socket: &Path) -> io::Result<JoinHandle<()>> {
@@ -26,7 +41,31 @@ pub fn start(socket: &Path) -> io::Result<JoinHandle<()>> {
     }))
 }
 
-/// An endpoint of the echo socket. Pass our servers' token so the request bytes are exactly
+/// Binds `socket` and serves echo connections as tasks of a new runtime; dropping the runtime
+/// stops them.
+pub fn start_tokio(socket: &Path) -> io::Result<Runtime> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(TOKIO_WORKER_THREADS)
+        .thread_name("raw-echo-tokio")
+        .enable_all()
+        .build()?;
+    let listener = UnixListener::bind(socket)?;
+    listener.set_nonblocking(true)?;
+    let listener = {
+        let _entered = runtime.enter();
+        tokio::net::UnixListener::from_std(listener)?
+    };
+    runtime.spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let _ = echo_messages_async(stream).await;
+            });
+        }
+    });
+    Ok(runtime)
+}
+
+/// An endpoint of an echo socket. Pass our servers' token so the request bytes are exactly
 /// the ones our servers get.
 pub fn endpoint(socket: &Path, wire: Wire, token: Option<String>) -> Endpoint {
     Endpoint {
@@ -38,44 +77,92 @@ pub fn endpoint(socket: &Path, wire: Wire, token: Option<String>) -> Endpoint {
 }
 
 fn echo_messages(mut stream: UnixStream) -> io::Result<()> {
-    let mut buffer = BytesMut::new();
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut reply = Vec::with_capacity(4096);
-    let mut wire = None;
-    let mut frames = FrameDecoder::new(MAX_FRAME_BYTES);
-    let mut lines = LineDecoder::new(MAX_FRAME_BYTES);
+    let mut echo = Echo::default();
+    let mut chunk = vec![0u8; READ_CHUNK_BYTES];
     loop {
         let count = stream.read(&mut chunk)?;
         if count == 0 {
             return Ok(());
         }
-        buffer.extend_from_slice(&chunk[..count]);
-        let wire = *wire.get_or_insert(if buffer[0] == b'{' {
+        let reply = echo.replies_to(&chunk[..count])?;
+        if !reply.is_empty() {
+            stream.write_all(reply)?;
+        }
+    }
+}
+
+async fn echo_messages_async(mut stream: tokio::net::UnixStream) -> io::Result<()> {
+    let mut echo = Echo::default();
+    let mut chunk = vec![0u8; READ_CHUNK_BYTES];
+    loop {
+        let count = stream.read(&mut chunk).await?;
+        if count == 0 {
+            return Ok(());
+        }
+        let reply = echo.replies_to(&chunk[..count])?;
+        if !reply.is_empty() {
+            stream.write_all(reply).await?;
+        }
+    }
+}
+
+/// One connection's echo: the bytes read so far, and what they ask to be sent back.
+struct Echo {
+    buffer: BytesMut,
+    reply: Vec<u8>,
+    wire: Option<Wire>,
+    frames: FrameDecoder,
+    lines: LineDecoder,
+}
+
+impl Default for Echo {
+    fn default() -> Self {
+        Echo {
+            buffer: BytesMut::new(),
+            reply: Vec::with_capacity(4096),
+            wire: None,
+            frames: FrameDecoder::new(MAX_FRAME_BYTES),
+            lines: LineDecoder::new(MAX_FRAME_BYTES),
+        }
+    }
+}
+
+impl Echo {
+    /// Takes `bytes` read from the client, and gives back every whole message among what was
+    /// read so far, framed as it came (nothing while a message is still incomplete).
+    fn replies_to(&mut self, bytes: &[u8]) -> io::Result<&[u8]> {
+        self.buffer.extend_from_slice(bytes);
+        let wire = *self.wire.get_or_insert(if self.buffer[0] == b'{' {
             Wire::Lines
         } else {
             Wire::Frames
         });
-        reply.clear();
+        self.reply.clear();
         loop {
             let decoded = match wire {
-                Wire::Frames => frames.decode(&mut buffer).map_err(io::Error::other)?,
-                Wire::Lines => lines.decode(&mut buffer).map_err(io::Error::other)?,
+                Wire::Frames => self
+                    .frames
+                    .decode(&mut self.buffer)
+                    .map_err(io::Error::other)?,
+                Wire::Lines => self
+                    .lines
+                    .decode(&mut self.buffer)
+                    .map_err(io::Error::other)?,
             };
             let Some(payload) = decoded else { break };
             match wire {
                 Wire::Frames => {
-                    reply.extend_from_slice(payload.len().to_string().as_bytes());
-                    reply.push(b'\n');
-                    reply.extend_from_slice(&payload);
+                    self.reply
+                        .extend_from_slice(payload.len().to_string().as_bytes());
+                    self.reply.push(b'\n');
+                    self.reply.extend_from_slice(&payload);
                 }
                 Wire::Lines => {
-                    reply.extend_from_slice(&payload);
-                    reply.push(b'\n');
+                    self.reply.extend_from_slice(&payload);
+                    self.reply.push(b'\n');
                 }
             }
         }
-        if !reply.is_empty() {
-            stream.write_all(&reply)?;
-        }
+        Ok(&self.reply)
     }
 }
