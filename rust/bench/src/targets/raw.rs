@@ -1,13 +1,13 @@
 //! The floors: sockets that read one message (frame or line, chosen by the first byte like our
 //! servers do) and write the same bytes back, with no parsing beyond the framing.
 //!
-//! Two of them, because a server that waits through a poller and one whose thread waits in
-//! `read` meet different costs on a machine whose idle CPUs halt:
+//! Two of them:
 //! - [`start`]: one blocking thread per connection, the ping-pong every server is measured
 //!   against;
 //! - [`start_tokio`]: one task per connection on a two-worker Tokio runtime (like ours and
 //!   rmcp's), the least an asynchronous server does: its workers wait in `epoll`, as ours
-//!   and rmcp's do.
+//!   and rmcp's do, so what the runtime itself costs shows apart from what a server does on
+//!   it.
 
 use std::io::{self, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
