@@ -5,7 +5,7 @@
 //! criterion's results. `hostile-memory` makes the "memory under hostile input" section.
 //! `search` makes the "search_text" section.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -363,13 +363,7 @@ fn serve_raw(socket: PathBuf) -> Result<(), String> {
 
 fn serve_raw_tokio(socket: PathBuf) -> Result<(), String> {
     let runtime = raw::start_tokio(&socket).map_err(|error| error.to_string())?;
-    let outcome = serve_until_stdin_closes(&format!(
-        "raw echo socket (Tokio) listening on {}",
-        socket.display()
-    ));
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    let _ = std::fs::remove_file(&socket);
-    outcome.map_err(|error| error.to_string())
+    serve_runtime_until_stdin_closes(runtime, &socket, "raw echo socket (Tokio)")
 }
 
 fn serve_rmcp(socket: PathBuf, count_allocations: bool) -> Result<(), String> {
@@ -377,11 +371,18 @@ fn serve_rmcp(socket: PathBuf, count_allocations: bool) -> Result<(), String> {
         start_counting();
     }
     let runtime = rmcp::start(&socket).map_err(|error| error.to_string())?;
-    let outcome = serve_until_stdin_closes(&format!(
-        "rmcp echo server listening on {}",
-        socket.display()
-    ));
+    serve_runtime_until_stdin_closes(runtime, &socket, "rmcp echo server")
+}
+
+/// Announces `what` as listening on `socket`, then waits until stdin closes, stops `runtime`
+/// and removes the socket.
+fn serve_runtime_until_stdin_closes(
+    runtime: tokio::runtime::Runtime,
+    socket: &Path,
+    what: &str,
+) -> Result<(), String> {
+    let outcome = serve_until_stdin_closes(&format!("{what} listening on {}", socket.display()));
     runtime.shutdown_timeout(Duration::from_secs(1));
-    let _ = std::fs::remove_file(&socket);
+    let _ = std::fs::remove_file(socket);
     outcome.map_err(|error| error.to_string())
 }

@@ -23,9 +23,6 @@ use tokio::runtime::Runtime;
 use crate::endpoint::{CallShape, Endpoint};
 use crate::wire::Wire;
 
-/// Worker threads of the Tokio echo's runtime: the same as our servers' default.
-const TOKIO_WORKER_THREADS: usize = 2;
-
 /// How much one read takes at most.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
@@ -41,28 +38,12 @@ pub fn start(socket: &Path) -> io::Result<JoinHandle<()>> {
     }))
 }
 
-/// Binds `socket` and serves echo connections as tasks of a new runtime; dropping the runtime
-/// stops them.
+/// Binds `socket` and serves echo connections as tasks of a new two-worker runtime; dropping
+/// the runtime stops them.
 pub fn start_tokio(socket: &Path) -> io::Result<Runtime> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(TOKIO_WORKER_THREADS)
-        .thread_name("raw-echo-tokio")
-        .enable_all()
-        .build()?;
-    let listener = UnixListener::bind(socket)?;
-    listener.set_nonblocking(true)?;
-    let listener = {
-        let _entered = runtime.enter();
-        tokio::net::UnixListener::from_std(listener)?
-    };
-    runtime.spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let _ = echo_messages_async(stream).await;
-            });
-        }
-    });
-    Ok(runtime)
+    super::serve_on_tokio(socket, "raw-echo-tokio", |stream| async move {
+        let _ = echo_messages_async(stream).await;
+    })
 }
 
 /// An endpoint of an echo socket. Pass our servers' token so the request bytes are exactly

@@ -15,9 +15,6 @@ use tokio::runtime::Runtime;
 use crate::endpoint::{CallShape, Endpoint};
 use crate::wire::Wire;
 
-/// Worker threads of the rmcp runtime: the same as our servers' default.
-const WORKER_THREADS: usize = 2;
-
 /// The arguments of `echo`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 pub struct EchoArgs {
@@ -58,29 +55,14 @@ impl ServerHandler for RmcpEcho {
     }
 }
 
-/// Binds `socket` and serves rmcp connections on a new runtime; dropping the runtime stops them.
+/// Binds `socket` and serves rmcp connections on a new two-worker runtime, like ours; dropping
+/// the runtime stops them.
 pub fn start(socket: &Path) -> io::Result<Runtime> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(WORKER_THREADS)
-        .thread_name("rmcp-bench")
-        .enable_all()
-        .build()?;
-    let listener = std::os::unix::net::UnixListener::bind(socket)?;
-    listener.set_nonblocking(true)?;
-    let listener = {
-        let _entered = runtime.enter();
-        tokio::net::UnixListener::from_std(listener)?
-    };
-    runtime.spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                if let Ok(running) = RmcpEcho::default().serve(stream).await {
-                    let _ = running.waiting().await;
-                }
-            });
+    super::serve_on_tokio(socket, "rmcp-bench", |stream| async move {
+        if let Ok(running) = RmcpEcho::default().serve(stream).await {
+            let _ = running.waiting().await;
         }
-    });
-    Ok(runtime)
+    })
 }
 
 /// An endpoint of the rmcp socket (NDJSON is the only wire it speaks). Pass our servers' token
