@@ -431,14 +431,22 @@ mod tests {
         assert_eq!(watch.gave_up_after, Some(Duration::from_micros(3)));
     }
 
-    #[test]
-    fn a_message_soon_after_a_look_gave_up_leaves_the_usual_wait_as_it_was() {
+    /// A watch whose client's usual wait is 10 ms (the window 10 s) after a message came
+    /// `waited` after the connection went idle, once a look of `gave_up_after` found nothing
+    /// (`None`: no look was made).
+    fn arrived_after(waited: Duration, gave_up_after: Option<Duration>) -> RequestWatch {
         let last_reader = AtomicU64::new(0);
         let mut watch = watch(Duration::from_secs(10), &last_reader);
         watch.usual_wait = Duration::from_millis(10);
-        watch.gave_up_after = Some(Duration::from_millis(500));
-        watch.idle_since = Some(Instant::now() - Duration::from_millis(600));
+        watch.gave_up_after = gave_up_after;
+        watch.idle_since = Some(Instant::now() - waited);
         watch.arrived(&last_reader);
+        watch
+    }
+
+    #[test]
+    fn a_message_soon_after_a_look_gave_up_leaves_the_usual_wait_as_it_was() {
+        let watch = arrived_after(Duration::from_millis(600), Some(Duration::from_millis(500)));
         assert!(watch.prompt);
         assert_eq!(
             watch.usual_wait,
@@ -450,23 +458,14 @@ mod tests {
 
     #[test]
     fn a_message_well_after_a_look_gave_up_lengthens_the_next_look() {
-        let last_reader = AtomicU64::new(0);
-        let mut watch = watch(Duration::from_secs(10), &last_reader);
-        watch.usual_wait = Duration::from_millis(10);
-        watch.gave_up_after = Some(Duration::from_millis(500));
-        watch.idle_since = Some(Instant::now() - Duration::from_secs(2));
-        watch.arrived(&last_reader);
+        let watch = arrived_after(Duration::from_secs(2), Some(Duration::from_millis(500)));
         assert!(watch.prompt);
         assert!(watch.usual_wait >= Duration::from_secs(2));
     }
 
     #[test]
     fn a_message_when_no_look_was_made_leaves_the_usual_wait_as_it_was() {
-        let last_reader = AtomicU64::new(0);
-        let mut watch = watch(Duration::from_secs(10), &last_reader);
-        watch.usual_wait = Duration::from_millis(10);
-        watch.idle_since = Some(Instant::now() - Duration::from_secs(3));
-        watch.arrived(&last_reader);
+        let watch = arrived_after(Duration::from_secs(3), None);
         assert!(watch.prompt);
         assert_eq!(
             watch.usual_wait,
