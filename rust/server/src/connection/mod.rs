@@ -70,7 +70,13 @@ pub(crate) async fn serve(
     // The first message is due from here: the time the host took to admit it does not count.
     let accepted_at = Instant::now();
     let connection_id = shared.next_connection_id();
-    let (read_half, write_half) = stream.into_split();
+    let (read_half, write_half) = match crate::platform::split_stream(stream) {
+        Ok(halves) => halves,
+        Err(error) => {
+            tracing::warn!(server = %server, "connection dropped: its socket could not be set up: {error}");
+            return;
+        }
+    };
     let (outgoing, outgoing_queue) =
         mpsc::channel(shared.config.queue_depth + CONTROL_QUEUE_CAPACITY);
     let mut session = Session {

@@ -206,7 +206,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::platform::tests::accepted_pair;
+    use crate::platform::tests::accepted_read_half;
     use crate::platform::BlockingStream;
 
     /// A real accepted connection: the server's read half and the client's end.
@@ -217,9 +217,7 @@ mod tests {
     }
 
     fn connection() -> Connection {
-        let (dir, server_side, client) = accepted_pair();
-        let (socket, write_half) = server_side.into_split();
-        drop(write_half);
+        let (dir, socket, client) = accepted_read_half();
         Connection {
             socket,
             client,

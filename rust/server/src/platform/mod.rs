@@ -3,11 +3,12 @@
 //!
 //! The interface, which every OS provides under the same names:
 //! - **sockets** — [`Listener`] (bound with [`bind_listener`], which refuses a path longer
-//!   than the OS's `sun_path` with a clear error), the accepted [`Stream`] and its write half
-//!   [`StreamWriteHalf`] (tokio-style `readable`, `try_read_buf`, `into_split`, `AsyncWrite`),
-//!   [`recv_now`] (what is already waiting, asked of the socket itself; [`recv_now_on_half`]
-//!   on the [`StreamReadHalf`] that `into_split` gives), and the client side's
-//!   [`BlockingStream`] / [`connect_blocking`];
+//!   than the OS's `sun_path` with a clear error), the accepted [`Stream`] (tokio-style
+//!   `readable`, `try_read_buf`) and the halves [`split_stream`] makes of it, [`StreamReadHalf`]
+//!   (`readable`, `try_read_buf`) and [`StreamWriteHalf`] (`writable`, `try_write`,
+//!   `AsyncWrite`), [`recv_now`] (what is already waiting, asked of the socket itself;
+//!   [`recv_now_on_half`] on the read half), and the client side's [`BlockingStream`] /
+//!   [`connect_blocking`];
 //! - **peer identity** — [`peer_credentials`] of an accepted stream, and [`is_same_user`];
 //! - **process information for admission** — [`process`]: `start_time`, `parent_pid`,
 //!   `executable`, `command_line` of a pid (answers are `None`/empty when the OS will not say);
@@ -18,7 +19,9 @@
 //!
 //! The OS files: `unix.rs` (+ `unix/fs.rs`) is shared by Linux and macOS (tokio's Unix sockets,
 //! `openat` and friends, modes); `linux.rs` and `macos.rs` hold what differs between those two
-//! (peer credentials, process information); `windows.rs` (+ `windows/`) is the Windows port
+//! (peer credentials, process information), and `own_readiness.rs` the halves of a Linux
+//! connection, which wait through an epoll set of their own rather than the reactor's
+//! (macOS keeps tokio's halves); `windows.rs` (+ `windows/`) is the Windows port
 //! (AF_UNIX through `uds_windows` and `async-io`, the peer's SID, ACLs, Toolhelp).
 
 use std::fmt;
@@ -32,8 +35,10 @@ pub use unix::BlockingStream;
 #[cfg(unix)]
 pub(crate) use unix::{
     bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now,
-    recv_now_on_half, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
+    recv_now_on_half, split_stream, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
 };
+#[cfg(target_os = "linux")]
+mod own_readiness;
 
 #[cfg(target_os = "linux")]
 mod linux;
@@ -56,7 +61,7 @@ pub use windows::BlockingStream;
 #[cfg(windows)]
 pub(crate) use windows::{
     bind_listener, connect_blocking, current_user, default_runtime_bases, fs, recv_now,
-    recv_now_on_half, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
+    recv_now_on_half, split_stream, Listener, Stream, StreamReadHalf, StreamWriteHalf, UserId,
 };
 
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]

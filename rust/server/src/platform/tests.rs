@@ -6,6 +6,18 @@ use super::*;
 
 /// A real accepted connection: its directory, the server's end and the client's end.
 pub(crate) fn accepted_pair() -> (tempfile::TempDir, Stream, BlockingStream) {
+    accepted_with(|server_side| server_side)
+}
+
+/// A real accepted connection split as a connection splits it: its directory, the server's
+/// read half and the client's end (the write half is dropped).
+pub(crate) fn accepted_read_half() -> (tempfile::TempDir, StreamReadHalf, BlockingStream) {
+    accepted_with(|server_side| split_stream(server_side).unwrap().0)
+}
+
+/// A real accepted connection whose server end is made by `make` inside the runtime (where a
+/// registration with its reactor can be made).
+fn accepted_with<T>(make: impl FnOnce(Stream) -> T) -> (tempfile::TempDir, T, BlockingStream) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sock");
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -16,7 +28,7 @@ pub(crate) fn accepted_pair() -> (tempfile::TempDir, Stream, BlockingStream) {
         let listener = bind_listener(&path).unwrap();
         let client = connect_blocking(&path).unwrap();
         let (server_side, _) = listener.accept().await.unwrap();
-        (server_side, client)
+        (make(server_side), client)
     });
     // The runtime goes, the stream stays usable for calls that need no reactor.
     std::mem::forget(runtime);

@@ -1,5 +1,6 @@
-//! What Linux and macOS share: tokio's Unix sockets, the effective uid, the `*at` file
-//! operations and modes (`unix/fs.rs`).
+//! What Linux and macOS share: tokio's Unix sockets (a Linux connection's halves are
+//! `own_readiness.rs`'s), the effective uid, the `*at` file operations and modes
+//! (`unix/fs.rs`).
 
 use std::io;
 use std::os::fd::AsFd;
@@ -12,9 +13,21 @@ pub(crate) type Listener = tokio::net::UnixListener;
 /// An accepted connection.
 pub(crate) type Stream = tokio::net::UnixStream;
 /// The write half of an accepted connection, owned by its connection's outbox.
+#[cfg(not(target_os = "linux"))]
 pub(crate) type StreamWriteHalf = tokio::net::unix::OwnedWriteHalf;
 /// The read half of an accepted stream.
+#[cfg(not(target_os = "linux"))]
 pub(crate) type StreamReadHalf = tokio::net::unix::OwnedReadHalf;
+#[cfg(target_os = "linux")]
+pub(crate) use super::own_readiness::{
+    split as split_stream, OwnReadHalf as StreamReadHalf, OwnWriteHalf as StreamWriteHalf,
+};
+
+/// Splits an accepted stream into its read and write halves.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn split_stream(stream: Stream) -> io::Result<(StreamReadHalf, StreamWriteHalf)> {
+    Ok(stream.into_split())
+}
 /// The client side's blocking socket.
 pub type BlockingStream = std::os::unix::net::UnixStream;
 /// A blocking listening socket, for tests' stand-in servers.
@@ -52,12 +65,13 @@ pub fn connect_blocking(path: &Path) -> io::Result<BlockingStream> {
 /// peer has hung up, `WouldBlock` when nothing waits. It asks the socket itself, not tokio,
 /// whose readiness may not have caught up with a hang-up that happened a moment ago.
 pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> {
+    recv_fd_now(stream.as_fd(), buffer)
+}
+
+/// [`recv_now`] on a socket's descriptor.
+fn recv_fd_now(socket: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<usize> {
     loop {
-        match rustix::net::recv(
-            stream.as_fd(),
-            &mut *buffer,
-            rustix::net::RecvFlags::DONTWAIT,
-        ) {
+        match rustix::net::recv(socket, &mut *buffer, rustix::net::RecvFlags::DONTWAIT) {
             Ok((read, _)) => return Ok(read),
             Err(rustix::io::Errno::INTR) => continue,
             Err(errno) => return Err(errno.into()),
@@ -67,7 +81,11 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
 
 /// [`recv_now`] on the read half of a split stream.
 pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut [u8]) -> io::Result<usize> {
-    recv_now(half.as_ref(), buffer)
+    #[cfg(target_os = "linux")]
+    let fd = half.as_fd();
+    #[cfg(not(target_os = "linux"))]
+    let fd = half.as_ref().as_fd();
+    recv_fd_now(fd, buffer)
 }
 
 /// Where runtime directories may go, best first: the system temp directory (`$TMPDIR`, or

@@ -137,6 +137,11 @@ impl Stream {
     }
 }
 
+/// Splits an accepted stream into its read and write halves.
+pub(crate) fn split_stream(stream: Stream) -> io::Result<(StreamReadHalf, StreamWriteHalf)> {
+    Ok(stream.into_split())
+}
+
 impl tokio::io::AsyncWrite for StreamWriteHalf {
     fn poll_write(
         self: Pin<&mut Self>,
