@@ -14,7 +14,11 @@
 //!
 //! What it costs: a wait arms the interest (one `epoll_ctl`), and a wake-up takes the set's
 //! event (one `epoll_wait` that does not block, which is what disarms a one-shot interest).
-//! A message the look takes costs neither.
+//! A message the look takes costs neither. Each connection holds one more descriptor (its
+//! set) for as long as it lives, so the connection caps bound those as they bound sockets.
+//!
+//! Its reads retry `EINTR` like `unix.rs`'s `recv_fd_now`, but into the buffer's uninitialised
+//! room, which that function (over an initialised slice) cannot take.
 
 use std::future::Future;
 use std::io;

@@ -28,6 +28,7 @@ pub(crate) use super::own_readiness::{
 pub(crate) fn split_stream(stream: Stream) -> io::Result<(StreamReadHalf, StreamWriteHalf)> {
     Ok(stream.into_split())
 }
+
 /// The client side's blocking socket.
 pub type BlockingStream = std::os::unix::net::UnixStream;
 /// A blocking listening socket, for tests' stand-in servers.
