@@ -109,6 +109,56 @@ fn replies_come_back_as_each_call_finishes() {
     servers.stop();
 }
 
+/// Replies larger than the socket's buffers, and more requests sent while the server's writes
+/// wait for room: the connection reads while it waits to write, and once the client reads,
+/// every reply arrives whole. (On Linux both sides then wait through the connection's own
+/// epoll set at once, where an arming for one side must keep the other's interest.)
+#[test]
+fn a_client_that_reads_late_gets_every_reply_whole() {
+    const REPLY_BYTES: usize = 300_000;
+    let servers = TestServers::start_with({
+        let mut setup = Setup::default();
+        setup.config.output_budget_bytes = 2 * REPLY_BYTES;
+        setup
+    });
+    let mut client = servers.client();
+    let mut asked = std::collections::HashSet::new();
+    for _round in 0..2 {
+        for _ in 0..6 {
+            let id = client
+                .send_request(
+                    "tools/call",
+                    run_params("big", json!({ "bytes": REPLY_BYTES })),
+                )
+                .unwrap();
+            asked.insert(id.to_value().to_string());
+        }
+        // Long enough for the first round's replies to fill the socket, so that the second
+        // round's requests are read while a write waits for room.
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    while !asked.is_empty() {
+        let reply = client.read_message().unwrap().unwrap();
+        assert!(
+            asked.remove(&reply["id"].to_string()),
+            "an unexpected reply: {}",
+            reply["id"]
+        );
+        assert_eq!(result_text(&reply).matches('x').count(), REPLY_BYTES);
+    }
+    let echo = client
+        .request(
+            "tools/call",
+            run_params("echo", json!({ "value": "after" })),
+        )
+        .unwrap();
+    assert!(result_text(&echo).contains("after"));
+    servers.stop();
+}
+
 #[test]
 fn over_the_queue_depth_a_call_is_refused_at_once_and_cancellation_still_gets_through() {
     let servers = TestServers::start();
