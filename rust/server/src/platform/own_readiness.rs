@@ -26,7 +26,7 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream as StdStream;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
@@ -41,14 +41,27 @@ const READ: u8 = 1;
 /// The write side is waited for.
 const WRITE: u8 = 2;
 
+/// One wait of `side` in [`Connection::waits`]: the read side's are counted in the low half,
+/// the write side's in the high one.
+fn one_wait(side: u8) -> u32 {
+    if side == READ {
+        1
+    } else {
+        1 << 16
+    }
+}
+
 /// What both halves share: the socket, and its own epoll set as the reactor sees it.
 #[derive(Debug)]
 struct Connection {
     socket: StdStream,
     /// The set holding only `socket`, one-shot; readable when the armed interest fired.
     set: AsyncFd<OwnedFd>,
-    /// Which sides wait now (`READ`, `WRITE`): the interest a wait arms.
-    waiting: AtomicU8,
+    /// How many waits each side has now ([`one_wait`]); every side with one is in the
+    /// interest a wait arms. Counted rather than flagged, so that a wait dropped unfinished
+    /// (a `select!` that took another branch) takes its side out of the interest only when
+    /// no other wait of that side is left.
+    waits: AtomicU32,
     /// Which sides found the socket unready at their last try (`READ`, `WRITE`): only those
     /// wait through the set; the others may go on at once, as the runtime's own readiness
     /// lets a side that has not seen `WouldBlock` since its last wake-up go on.
@@ -65,7 +78,7 @@ impl Connection {
             return Ok(());
         }
         let waiting = Waiting::on(self, side);
-        self.arm(self.waiting.load(Ordering::Acquire))?;
+        self.arm(self.sides_waiting())?;
         let mut guard = self.set.readable().await?;
         self.take_event()?;
         guard.clear_ready();
@@ -74,6 +87,19 @@ impl Connection {
         // every waiter of the set), and tries again.
         drop(waiting);
         Ok(())
+    }
+
+    /// The sides that have a wait now.
+    fn sides_waiting(&self) -> u8 {
+        let waits = self.waits.load(Ordering::Acquire);
+        let mut sides = 0;
+        if waits & 0xFFFF != 0 {
+            sides |= READ;
+        }
+        if waits >> 16 != 0 {
+            sides |= WRITE;
+        }
+        sides
     }
 
     /// The error of a try on `side`; a side that found the socket unready waits through the
@@ -121,7 +147,7 @@ struct Waiting<'a> {
 
 impl<'a> Waiting<'a> {
     fn on(connection: &'a Connection, side: u8) -> Self {
-        connection.waiting.fetch_or(side, Ordering::AcqRel);
+        connection.waits.fetch_add(one_wait(side), Ordering::AcqRel);
         Waiting { connection, side }
     }
 }
@@ -129,8 +155,8 @@ impl<'a> Waiting<'a> {
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.connection
-            .waiting
-            .fetch_and(!self.side, Ordering::AcqRel);
+            .waits
+            .fetch_sub(one_wait(self.side), Ordering::AcqRel);
     }
 }
 
@@ -175,7 +201,7 @@ pub(crate) fn split(stream: tokio::net::UnixStream) -> io::Result<(OwnReadHalf, 
     let connection = Arc::new(Connection {
         socket,
         set,
-        waiting: AtomicU8::new(0),
+        waits: AtomicU32::new(0),
         blocked: AtomicU8::new(READ | WRITE),
     });
     Ok((
@@ -326,6 +352,19 @@ mod tests {
         poll(&mut fds, Some(&Timespec::default())).unwrap() > 0
     }
 
+    /// Writes until the socket takes no more; how many bytes it took.
+    fn fill(write_half: &OwnWriteHalf) -> usize {
+        let chunk = [7u8; 64 * 1024];
+        let mut written = 0;
+        loop {
+            match write_half.try_write(&chunk) {
+                Ok(n) => written += n,
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => return written,
+                Err(error) => panic!("write failed: {error}"),
+            }
+        }
+    }
+
     /// Within a few seconds, or the test fails instead of hanging.
     fn soon<F: Future>(runtime: &tokio::runtime::Runtime, future: F) -> F::Output {
         runtime
@@ -374,15 +413,7 @@ mod tests {
     fn a_wait_for_bytes_keeps_the_interest_of_a_write_waiting_for_room() {
         let runtime = runtime();
         let (_dir, read_half, write_half, mut client) = split_pair(&runtime);
-        let chunk = [7u8; 64 * 1024];
-        let mut written = 0;
-        loop {
-            match write_half.try_write(&chunk) {
-                Ok(n) => written += n,
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => break,
-                Err(error) => panic!("write failed: {error}"),
-            }
-        }
+        let written = fill(&write_half);
         let (both_waiting, drain) = std::sync::mpsc::channel::<()>();
         let client_side = std::thread::spawn(move || {
             drain.recv().unwrap();
@@ -406,6 +437,38 @@ mod tests {
     }
 
     #[test]
+    fn a_side_whose_other_wait_was_dropped_still_waits() {
+        let runtime = runtime();
+        let (_dir, read_half, write_half, mut client) = split_pair(&runtime);
+        let written = fill(&write_half);
+        let (all_waiting, drain) = std::sync::mpsc::channel::<()>();
+        let client_side = std::thread::spawn(move || {
+            drain.recv().unwrap();
+            let mut sink = vec![0u8; written];
+            client.read_exact(&mut sink).unwrap();
+            client
+        });
+        soon(&runtime, async {
+            // Two waits for room; the first is given up, and then the read's arming must still
+            // name the write side, which the second wait needs.
+            let first = write_half.writable();
+            let second = write_half.writable();
+            tokio::pin!(second);
+            {
+                tokio::pin!(first);
+                assert!(futures::poll!(&mut first).is_pending());
+                assert!(futures::poll!(&mut second).is_pending());
+            }
+            let read = read_half.readable();
+            tokio::pin!(read);
+            assert!(futures::poll!(&mut read).is_pending());
+            all_waiting.send(()).unwrap();
+            second.await.unwrap();
+        });
+        let _client = client_side.join().unwrap();
+    }
+
+    #[test]
     fn a_wait_dropped_unfinished_no_longer_counts_as_waiting() {
         let runtime = runtime();
         let (_dir, read_half, _write_half, _client) = split_pair(&runtime);
@@ -414,7 +477,7 @@ mod tests {
             let gave_up = tokio::time::timeout(Duration::from_millis(20), wait).await;
             assert!(gave_up.is_err(), "nothing came");
         });
-        assert_eq!(read_half.connection.waiting.load(Ordering::Acquire), 0);
+        assert_eq!(read_half.connection.waits.load(Ordering::Acquire), 0);
     }
 
     #[test]
