@@ -365,6 +365,24 @@ mod tests {
         }
     }
 
+    /// The client's end reading `bytes` bytes on another thread, once told to.
+    fn drain_when_told(
+        mut client: BlockingStream,
+        bytes: usize,
+    ) -> (
+        std::sync::mpsc::Sender<()>,
+        std::thread::JoinHandle<BlockingStream>,
+    ) {
+        let (tell, told) = std::sync::mpsc::channel::<()>();
+        let draining = std::thread::spawn(move || {
+            told.recv().unwrap();
+            let mut sink = vec![0u8; bytes];
+            client.read_exact(&mut sink).unwrap();
+            client
+        });
+        (tell, draining)
+    }
+
     /// Within a few seconds, or the test fails instead of hanging.
     fn soon<F: Future>(runtime: &tokio::runtime::Runtime, future: F) -> F::Output {
         runtime
@@ -412,15 +430,9 @@ mod tests {
     #[test]
     fn a_wait_for_bytes_keeps_the_interest_of_a_write_waiting_for_room() {
         let runtime = runtime();
-        let (_dir, read_half, write_half, mut client) = split_pair(&runtime);
+        let (_dir, read_half, write_half, client) = split_pair(&runtime);
         let written = fill(&write_half);
-        let (both_waiting, drain) = std::sync::mpsc::channel::<()>();
-        let client_side = std::thread::spawn(move || {
-            drain.recv().unwrap();
-            let mut sink = vec![0u8; written];
-            client.read_exact(&mut sink).unwrap();
-            client
-        });
+        let (both_waiting, client_side) = drain_when_told(client, written);
         soon(&runtime, async {
             // The write waits first, then the read: the read's arming must keep the write's
             // interest, or the room the client makes would wake nobody.
@@ -439,15 +451,9 @@ mod tests {
     #[test]
     fn a_side_whose_other_wait_was_dropped_still_waits() {
         let runtime = runtime();
-        let (_dir, read_half, write_half, mut client) = split_pair(&runtime);
+        let (_dir, read_half, write_half, client) = split_pair(&runtime);
         let written = fill(&write_half);
-        let (all_waiting, drain) = std::sync::mpsc::channel::<()>();
-        let client_side = std::thread::spawn(move || {
-            drain.recv().unwrap();
-            let mut sink = vec![0u8; written];
-            client.read_exact(&mut sink).unwrap();
-            client
-        });
+        let (all_waiting, client_side) = drain_when_told(client, written);
         soon(&runtime, async {
             // Two waits for room; the first is given up, and then the read's arming must still
             // name the write side, which the second wait needs.
