@@ -93,10 +93,10 @@ impl Connection {
     fn sides_waiting(&self) -> u8 {
         let waits = self.waits.load(Ordering::Acquire);
         let mut sides = 0;
-        if waits & 0xFFFF != 0 {
+        if waits % one_wait(WRITE) != 0 {
             sides |= READ;
         }
-        if waits >> 16 != 0 {
+        if waits >= one_wait(WRITE) {
             sides |= WRITE;
         }
         sides
