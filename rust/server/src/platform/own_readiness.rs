@@ -93,7 +93,7 @@ impl Connection {
     fn sides_waiting(&self) -> u8 {
         let waits = self.waits.load(Ordering::Acquire);
         let mut sides = 0;
-        if waits % one_wait(WRITE) != 0 {
+        if !waits.is_multiple_of(one_wait(WRITE)) {
             sides |= READ;
         }
         if waits >= one_wait(WRITE) {
