@@ -548,7 +548,7 @@ fn audit_record_json(record: &AuditRecord) -> Value {
         "server": record.server.as_str(),
         "domain": &*record.domain,
         "tool": &*record.tool,
-        "arguments": record.arguments,
+        "arguments": record.arguments.iter().map(|name| &**name).collect::<Vec<&str>>(),
         "verdict": match record.verdict {
             AuditVerdict::Allowed => "ALLOWED",
             AuditVerdict::Denied => "DENIED",

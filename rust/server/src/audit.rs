@@ -34,7 +34,7 @@ pub struct AuditRecord {
     /// The tool's name.
     pub tool: Arc<str>,
     /// The names of the arguments the call gave, as its tool's schema declares them.
-    pub arguments: Vec<String>,
+    pub arguments: Vec<Arc<str>>,
     /// The decision.
     pub verdict: AuditVerdict,
     /// Who decided and why, without values: `allowed by the Security Guard`, `confirmed by the

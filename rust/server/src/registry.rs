@@ -36,8 +36,9 @@ pub struct RegisteredTool {
     validator: jsonschema::Validator,
     /// The arguments its schema marks as paths, for the baseline policy.
     pub(crate) path_arguments: PathArguments,
-    /// The names of the properties its schema declares, sorted.
-    declared_arguments: Box<[String]>,
+    /// The names of the properties its schema declares, sorted; shared with the audit records
+    /// that name them, so that naming an argument copies nothing.
+    declared_arguments: Box<[Arc<str>]>,
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -54,14 +55,19 @@ impl RegisteredTool {
     /// The names of the arguments a call gave that the schema declares, in the call's order:
     /// what the audit log may say of them (an undeclared name is the client's text, and is
     /// left out like a value).
-    pub(crate) fn declared_names_in(&self, arguments: &Value) -> Vec<String> {
+    pub(crate) fn declared_names_in(&self, arguments: &Value) -> Vec<Arc<str>> {
         let Some(given) = arguments.as_object() else {
             return Vec::new();
         };
         given
             .keys()
-            .filter(|name| self.declared_arguments.binary_search(name).is_ok())
-            .cloned()
+            .filter_map(|name| {
+                let at = self
+                    .declared_arguments
+                    .binary_search_by(|declared| (**declared).cmp(name.as_str()))
+                    .ok()?;
+                Some(Arc::clone(&self.declared_arguments[at]))
+            })
             .collect()
     }
 
@@ -349,11 +355,16 @@ fn compile_domain(spec: DomainSpec) -> Result<RegisteredDomain, RegistryError> {
                 reason: error.to_string(),
             }
         })?;
-        let mut declared_arguments: Box<[String]> = tool
+        let mut declared_arguments: Box<[Arc<str>]> = tool
             .input_schema
             .get("properties")
             .and_then(Value::as_object)
-            .map(|properties| properties.keys().cloned().collect())
+            .map(|properties| {
+                properties
+                    .keys()
+                    .map(|name| Arc::from(name.as_str()))
+                    .collect()
+            })
             .unwrap_or_default();
         declared_arguments.sort_unstable();
         tools.push(Arc::new(RegisteredTool {
@@ -547,8 +558,9 @@ mod tests {
             panic!("two tools")
         };
         let given = json!({ "mid": 1, "stranger": 2, "alpha": 3, "zeta!": 4, "zeta": 5 });
+        let names = with_properties.declared_names_in(&given);
         assert_eq!(
-            with_properties.declared_names_in(&given),
+            names.iter().map(|name| &**name).collect::<Vec<_>>(),
             ["mid", "alpha", "zeta"]
         );
         assert!(with_properties.declared_names_in(&json!([1])).is_empty());

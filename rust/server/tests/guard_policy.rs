@@ -311,7 +311,7 @@ fn every_verdict_is_audited_without_argument_values() {
     assert_eq!(log[0].client.pid, Some(std::process::id() as i32));
     assert_eq!(log[1].verdict, AuditVerdict::Denied);
     // The names of the declared arguments, the reason without the path it is about.
-    assert!(log[1].arguments.contains(&"path".to_owned()), "{log:?}");
+    assert!(log[1].arguments.contains(&Arc::from("path")), "{log:?}");
     assert!(
         log[1].reason.contains("`path` is outside the project"),
         "{}",

@@ -222,7 +222,7 @@ fn an_allowed_call_is_judged_and_handled_in_one_entry_with_the_judged_arguments(
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert_eq!(audit[0].verdict, AuditVerdict::Allowed);
     assert_eq!(audit[0].reason, "allowed by the Security Guard");
-    assert_eq!(audit[0].arguments, vec!["note".to_owned()]);
+    assert_eq!(audit[0].arguments, vec![Arc::<str>::from("note")]);
     harness.servers.stop();
 }
 

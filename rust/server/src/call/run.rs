@@ -356,7 +356,7 @@ struct AuditDraft {
     server: ServerName,
     domain: Arc<str>,
     tool: Arc<str>,
-    arguments: Vec<String>,
+    arguments: Vec<Arc<str>>,
     started: Instant,
 }
 
