@@ -11,6 +11,7 @@ mod future_box;
 pub(crate) mod progress;
 pub(crate) mod run;
 
+use std::future::Future;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -30,35 +31,39 @@ const INLINE_CALL_YIELD_AFTER: Duration = Duration::from_micros(500);
 /// task of its own, so the connection goes on reading (and can cancel it) meanwhile. Whatever
 /// the call registered a wake-up with while polled here is registered again by the task's
 /// first poll (every future re-registers on each poll), so nothing is lost.
-pub(crate) async fn start(shared: &Shared, call: RunCall) {
-    let started = Instant::now();
+pub(crate) fn start(shared: &Shared, call: RunCall) -> impl Future<Output = ()> + '_ {
+    // Boxed before the future is made: the call moves into its box, and only the box (a
+    // pointer) lives in the connection task's future.
     let mut call = future_box::boxed(call.run());
-    let inline = std::future::poll_fn(|context| {
-        Poll::Ready(future_box::poll(call.as_mut(), context).is_ready())
-    })
-    .await;
-    if inline {
-        future_box::keep(call);
-    } else {
-        // The task keeps the box when the call is over, for the next call on its thread.
-        let mut call = Some(call);
-        shared.tasks.spawn(std::future::poll_fn(move |context| {
-            let Some(slot) = call.as_mut() else {
-                return Poll::Ready(());
-            };
-            let polled = future_box::poll(slot.as_mut(), context);
-            if polled.is_ready() {
-                if let Some(done) = call.take() {
-                    future_box::keep(done);
+    async move {
+        let started = Instant::now();
+        let inline = std::future::poll_fn(|context| {
+            Poll::Ready(future_box::poll(call.as_mut(), context).is_ready())
+        })
+        .await;
+        if inline {
+            future_box::keep(call);
+        } else {
+            // The task keeps the box when the call is over, for the next call on its thread.
+            let mut call = Some(call);
+            shared.tasks.spawn(std::future::poll_fn(move |context| {
+                let Some(slot) = call.as_mut() else {
+                    return Poll::Ready(());
+                };
+                let polled = future_box::poll(slot.as_mut(), context);
+                if polled.is_ready() {
+                    if let Some(done) = call.take() {
+                        future_box::keep(done);
+                    }
                 }
-            }
-            polled
-        }));
-    }
-    if started.elapsed() > INLINE_CALL_YIELD_AFTER {
-        // A handler that computed for long before answering: let other tasks (other
-        // connections, call tasks on this thread) run before the next message, as they would
-        // have while the call ran in a task of its own.
-        tokio::task::yield_now().await;
+                polled
+            }));
+        }
+        if started.elapsed() > INLINE_CALL_YIELD_AFTER {
+            // A handler that computed for long before answering: let other tasks (other
+            // connections, call tasks on this thread) run before the next message, as they would
+            // have while the call ran in a task of its own.
+            tokio::task::yield_now().await;
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! so a cancellation still gets through.
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Response};
+use tokio::sync::mpsc::OwnedPermit;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
@@ -29,12 +30,15 @@ pub(crate) fn id_in_flight(id: &Id) -> ErrorObject {
     ))
 }
 
-/// Admits a `run` call into the connection's in-flight table and takes a handler slot, or
-/// answers at once which cap was reached (then `None`).
-pub(crate) async fn admit_run(session: &Session, id: &Id, era: Era) -> Option<AdmittedCall> {
-    // The reply's room in the outgoing queue is reserved now, so a finished call never waits
-    // to reply and a cancellation cannot race it (see `in_flight`).
-    let reply_slot = session.outgoing.clone().reserve_owned().await.ok()?;
+/// Admits a `run` call into the connection's in-flight table with its reply's room in the
+/// outgoing queue (`reply_slot`), and takes a handler slot; or answers at once which cap was
+/// reached (then `None`).
+pub(crate) fn admit_run(
+    session: &Session,
+    id: &Id,
+    era: Era,
+    reply_slot: OwnedPermit<Outgoing>,
+) -> Option<AdmittedCall> {
     let cancellation = session.cancellation.child_token();
     match session
         .in_flight

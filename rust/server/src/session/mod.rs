@@ -14,17 +14,21 @@ pub(crate) mod caps;
 pub(crate) mod connection_budget;
 pub(crate) mod in_flight;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use ide_mcp_protocol::jsonrpc::{ErrorObject, Id, Notification, Response};
+use futures::future::Either;
+
+use ide_mcp_protocol::jsonrpc::{ErrorObject, Response};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::ClientIdentity;
 use crate::mcp::common_call;
 use crate::mcp::split_request::{self, Classified};
-use crate::mcp::{self, ClientNotification, Era, ParsedRequest, ServerResult};
-use crate::methods;
+use crate::mcp::{self, ClientNotification, ParsedRequest};
+use crate::methods::{self, Answer};
 use crate::outgoing::Outgoing;
 use crate::server_name::ServerName;
 use crate::shared::Shared;
@@ -64,36 +68,91 @@ pub(crate) struct Session {
 impl Session {
     /// Handles one payload: whatever it holds, it is answered (or, for a notification,
     /// acted on or dropped), and the session goes on.
+    ///
+    /// Everything is decided before anything waits, and only the future of what is left to
+    /// do is awaited: whatever lives across an await is kept in the connection task's future,
+    /// which every connection holds, idle or not. What is left is an [`Answer`] carried out (a
+    /// message queued, or a call admitted and started); a message that needs the connection's
+    /// place among the authenticated first (its first valid token, once a connection) takes
+    /// the way that may wait for that place, boxed.
     pub(crate) async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
-        // Read to the end before anything waits: the parts of a message read in parts are
-        // large, and whatever lives across an await is kept in the connection task's future,
-        // which every connection holds, idle or not.
-        let parsed = match self.read_payload(wire, payload) {
-            Ok(Classified::Request(parsed)) => parsed,
-            Ok(Classified::Notification(notification)) => {
-                return self.handle_notification(notification).await
-            }
-            // The servers send no requests, so there is nothing a response could answer.
-            Ok(Classified::Response(_)) => return,
-            Err(reply) => {
-                self.bad_messages += 1;
-                return self.send(reply).await;
-            }
-        };
-        self.handle_request(parsed).await
+        let left: Either<_, Pin<Box<dyn Future<Output = ()> + Send + '_>>> =
+            match self.read_payload(wire, payload) {
+                Ok(Classified::Request(parsed)) => {
+                    if !authentication::accepts(&self.shared.tokens, &parsed.meta) {
+                        self.bad_messages += 1;
+                        Either::Left(
+                            Answer::failure(parsed.id, authentication::rejection()).carry_out(self),
+                        )
+                    } else if self.authenticated.is_none() {
+                        Either::Right(Box::pin(self.request_taking_place(parsed)))
+                    } else {
+                        let answer = self.answer_request(parsed);
+                        Either::Left(answer.carry_out(self))
+                    }
+                }
+                Ok(Classified::Notification(notification)) => {
+                    let (meta, notification) = ClientNotification::parse(notification);
+                    if !authentication::accepts(&self.shared.tokens, &meta) {
+                        // A failed notification is dropped: there is no id to answer.
+                        self.bad_messages += 1;
+                        return;
+                    }
+                    if self.authenticated.is_some() {
+                        methods::notify(self, notification);
+                        return;
+                    }
+                    Either::Right(Box::pin(self.notification_taking_place(notification)))
+                }
+                // The servers send no requests, so there is nothing a response could answer.
+                Ok(Classified::Response(_)) => return,
+                Err(reply) => {
+                    self.bad_messages += 1;
+                    Either::Left(Answer::Send(reply.into_value().into()).carry_out(self))
+                }
+            };
+        left.await;
     }
 
-    async fn handle_notification(&mut self, notification: Notification) {
-        let (meta, notification) = ClientNotification::parse(notification);
-        if !authentication::accepts(&self.shared.tokens, &meta) {
-            self.bad_messages += 1;
-            // A failed notification is dropped: there is no id to answer.
-            return;
+    /// An authenticated notification of a connection that has no place among the
+    /// authenticated yet: the place first (which may wait), then the notification.
+    async fn notification_taking_place(&mut self, notification: ClientNotification) {
+        if self.take_authenticated_place().await {
+            methods::notify(self, notification);
         }
-        if !self.take_authenticated_place().await {
-            return;
+    }
+
+    /// An authenticated request of a connection that has no place among the authenticated
+    /// yet: the place first (which may wait), then the answer.
+    async fn request_taking_place(&mut self, parsed: ParsedRequest) {
+        let answer = if self.take_authenticated_place().await {
+            self.answer_request(parsed)
+        } else {
+            let reason = self.close_reason.clone().unwrap_or_default();
+            Answer::failure(parsed.id, ErrorObject::invalid_request(reason))
+        };
+        answer.carry_out(self).await;
+    }
+
+    /// The answer to an authenticated request of a connection with its place.
+    fn answer_request(&mut self, parsed: ParsedRequest) -> Answer {
+        let era = parsed.era();
+        let ParsedRequest { id, meta, request } = parsed;
+        if self.in_flight.contains(&id) {
+            let error = caps::id_in_flight(&id);
+            return Answer::failure(id, error);
         }
-        methods::notify(self, notification);
+        if let Some(version) = meta.protocol_version_text() {
+            if !mcp::is_supported_version(&version) {
+                let error =
+                    ErrorObject::unsupported_protocol_version(&version, &mcp::supported_versions());
+                return Answer::failure(id, error);
+            }
+        }
+        match request {
+            Ok(request) => methods::answer(self, id, era, meta, request),
+            Err(error) => Answer::failure(id, error),
+        }
     }
 
     /// Decodes and classifies one payload; the error is the reply to an undecodable or
@@ -119,38 +178,6 @@ impl Session {
             }
         };
         split_request::classify(message).map_err(|invalid| invalid.to_response())
-    }
-
-    async fn handle_request(&mut self, parsed: ParsedRequest) {
-        let era = parsed.era();
-        let ParsedRequest { id, meta, request } = parsed;
-        if !authentication::accepts(&self.shared.tokens, &meta) {
-            self.bad_messages += 1;
-            self.fail(id, authentication::rejection()).await;
-            return;
-        }
-        if !self.take_authenticated_place().await {
-            let reason = self.close_reason.clone().unwrap_or_default();
-            self.fail(id, ErrorObject::invalid_request(reason)).await;
-            return;
-        }
-        if self.in_flight.contains(&id) {
-            let error = caps::id_in_flight(&id);
-            self.fail(id, error).await;
-            return;
-        }
-        if let Some(version) = meta.protocol_version_text() {
-            if !mcp::is_supported_version(&version) {
-                let error =
-                    ErrorObject::unsupported_protocol_version(&version, &mcp::supported_versions());
-                self.fail(id, error).await;
-                return;
-            }
-        }
-        match request {
-            Ok(request) => methods::answer(self, id, era, meta, request).await,
-            Err(error) => self.fail(id, error).await,
-        }
     }
 
     /// On the first valid token, moves the connection from the unauthenticated pool to the
@@ -180,21 +207,5 @@ impl Session {
                 false
             }
         }
-    }
-
-    /// Queues a reply; waiting here is the back-pressure on a client that does not read.
-    pub(crate) async fn send(&self, response: Response) {
-        let _ = self.outgoing.send(response.into_value().into()).await;
-    }
-
-    /// Answers `id` with a result, in the fields of `era`.
-    pub(crate) async fn reply(&self, id: Id, era: Era, result: ServerResult) {
-        self.send(Response::success(id, result.into_value(self.server, era)))
-            .await;
-    }
-
-    /// Answers `id` with an error.
-    pub(crate) async fn fail(&self, id: Id, error: ErrorObject) {
-        self.send(Response::error(Some(id), error)).await;
     }
 }
