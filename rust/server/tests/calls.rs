@@ -159,6 +159,48 @@ fn a_client_that_reads_late_gets_every_reply_whole() {
     servers.stop();
 }
 
+/// More replies than the connection's outgoing queue holds, to a client that has not read yet:
+/// a call that comes while the queue is full waits for room for its reply before it is
+/// admitted (the connection's task waits there, which is the back-pressure on the client), and
+/// once the client reads, every call has been answered, whole.
+#[test]
+fn a_call_that_finds_the_outgoing_queue_full_waits_for_room_and_is_answered() {
+    const REPLY_BYTES: usize = 100_000;
+    // One call in flight and 32 control replies: room for 33 messages in the queue.
+    const CALLS: usize = 45;
+    let servers = TestServers::start_with({
+        let mut setup = Setup::default();
+        setup.config.queue_depth = 1;
+        setup.config.output_budget_bytes = 2 * REPLY_BYTES;
+        setup
+    });
+    let mut client = servers.client();
+    let mut asked = std::collections::HashSet::new();
+    for _ in 0..CALLS {
+        let id = client
+            .send_request(
+                "tools/call",
+                run_params("big", json!({ "bytes": REPLY_BYTES })),
+            )
+            .unwrap();
+        asked.insert(id.to_value().to_string());
+    }
+    // Long enough for the replies to fill the socket and then the queue.
+    std::thread::sleep(Duration::from_millis(300));
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    while !asked.is_empty() {
+        let reply = client.read_message().unwrap().unwrap();
+        assert!(
+            asked.remove(&reply["id"].to_string()),
+            "an unexpected reply: {reply}"
+        );
+        assert_eq!(result_text(&reply).matches('x').count(), REPLY_BYTES);
+    }
+    servers.stop();
+}
+
 #[test]
 fn over_the_queue_depth_a_call_is_refused_at_once_and_cancellation_still_gets_through() {
     let servers = TestServers::start();
