@@ -25,8 +25,10 @@ thread_local! {
     static KEPT: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
 }
 
-/// `future` in a box: the one the last call over on this thread left, or a new one.
-pub(crate) fn boxed<F: Future + 'static>(future: F) -> FutureBox<F> {
+/// The future `make` makes, in a box: the one the last call over on this thread left, or a
+/// new one. Made where it is kept: a future made first and then moved into its box was copied
+/// whole (the few hundred bytes of its arguments, and the rest of its kilobytes with them).
+pub(crate) fn boxed<F: Future + 'static>(make: impl FnOnce() -> F) -> FutureBox<F> {
     let kept = KEPT
         .try_with(|kept| {
             let mut kept = kept.try_borrow_mut().ok()?;
@@ -38,10 +40,10 @@ pub(crate) fn boxed<F: Future + 'static>(future: F) -> FutureBox<F> {
         .flatten();
     match kept {
         Some(mut slot) => {
-            slot.set(Some(future));
+            slot.set(Some(make()));
             slot
         }
-        None => Box::pin(Some(future)),
+        None => Box::pin(Some(make())),
     }
 }
 
@@ -93,22 +95,22 @@ mod tests {
         let seen = std::rc::Rc::new(std::cell::Cell::new(0));
         let waker = std::task::Waker::noop();
         let mut context = Context::from_waker(waker);
-        let mut first = boxed(answer(1, seen.clone()));
+        let mut first = boxed(|| answer(1, seen.clone()));
         assert!(poll(first.as_mut(), &mut context).is_ready());
         assert_eq!(seen.get(), 1);
         let first_address = address(&first);
         keep(first);
-        let mut second = boxed(answer(2, seen.clone()));
+        let mut second = boxed(|| answer(2, seen.clone()));
         assert_eq!(address(&second), first_address, "the box is reused");
         assert!(poll(second.as_mut(), &mut context).is_ready());
         assert_eq!(seen.get(), 2);
         // A second box while one is out: a new one, and both can be kept (the last stays).
-        let third = boxed(answer(3, seen.clone()));
+        let third = boxed(|| answer(3, seen.clone()));
         assert_ne!(address(&third), first_address);
         keep(second);
         keep(third);
         // An empty box polls as finished.
-        let mut empty = boxed(answer(4, seen.clone()));
+        let mut empty = boxed(|| answer(4, seen.clone()));
         empty.set(None);
         assert!(poll(empty.as_mut(), &mut context).is_ready());
         assert_eq!(seen.get(), 2);

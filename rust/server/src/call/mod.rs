@@ -34,7 +34,7 @@ const INLINE_CALL_YIELD_AFTER: Duration = Duration::from_micros(500);
 pub(crate) fn start(shared: &Shared, call: RunCall) -> impl Future<Output = ()> + '_ {
     // Boxed before the future is made: the call moves into its box, and only the box (a
     // pointer) lives in the connection task's future.
-    let mut call = future_box::boxed(call.run());
+    let mut call = future_box::boxed(|| call.run());
     async move {
         let started = Instant::now();
         let inline = std::future::poll_fn(|context| {
