@@ -21,17 +21,22 @@ use crate::mcp::{Era, ToolResult};
 use crate::server_name::ServerName;
 
 /// One message for a connection to send.
+///
+/// Kept small: the connection's outgoing queue allocates room for 32 of them when the
+/// connection starts, idle or not. A tool call's reply, the message of nearly every call, is
+/// held in place; any other message (a control reply, a notification, an error, none of them
+/// on a tool call's way) is boxed, as a JSON value is larger than the reply's parts.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Outgoing {
     /// Any message: a control reply, a notification, an error.
-    Message(Value),
+    Message(Box<Value>),
     /// The reply to a `tools/call`.
     ToolReply(ToolReply),
 }
 
 impl From<Value> for Outgoing {
     fn from(message: Value) -> Self {
-        Outgoing::Message(message)
+        Outgoing::Message(Box::new(message))
     }
 }
 
@@ -48,7 +53,7 @@ impl Outgoing {
     #[cfg(test)]
     pub(crate) fn into_value(self) -> Value {
         match self {
-            Outgoing::Message(message) => message,
+            Outgoing::Message(message) => *message,
             Outgoing::ToolReply(reply) => reply.into_value(),
         }
     }
@@ -63,8 +68,24 @@ pub(crate) struct ToolReply {
     pub(crate) server: ServerName,
     /// The request's era, which decides whether `resultType` is present.
     pub(crate) era: Era,
-    /// The text block and `isError`.
-    pub(crate) result: ToolResult,
+    /// The text block.
+    pub(crate) text: String,
+    /// `isError`. With `text`, the `ToolResult`, held as its two fields so that the reply's
+    /// small fields share one word (an `Outgoing` is a slot of the connection's queue).
+    pub(crate) is_error: bool,
+}
+
+impl ToolReply {
+    /// The reply to `id` with `result`.
+    pub(crate) fn new(id: Id, server: ServerName, era: Era, result: ToolResult) -> Self {
+        ToolReply {
+            id,
+            server,
+            era,
+            text: result.text,
+            is_error: result.is_error,
+        }
+    }
 }
 
 impl ToolReply {
@@ -72,7 +93,11 @@ impl ToolReply {
     /// (the tests compare them with this value's encodings).
     #[cfg(test)]
     pub(crate) fn into_value(self) -> Value {
-        let result = crate::mcp::ServerResult::Tool(self.result).into_value(self.server, self.era);
+        let result = crate::mcp::ServerResult::Tool(ToolResult {
+            text: self.text,
+            is_error: self.is_error,
+        })
+        .into_value(self.server, self.era);
         ide_mcp_protocol::jsonrpc::Response::success(self.id, result).into_value()
     }
 
@@ -80,7 +105,7 @@ impl ToolReply {
     /// [`ToolReply::into_value`] (members in the same order, strings escaped by `serde_json`
     /// itself), without a newline.
     pub(crate) fn write_json(&self, dst: &mut BytesMut) {
-        let text = &self.result.text;
+        let text = &self.text;
         // The fixed parts of the line are short; the text is most of it.
         dst.reserve(text.len() + 192);
         dst.put_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -94,7 +119,7 @@ impl ToolReply {
         }
         dst.put_slice(br#","result":{"content":[{"type":"text","text":"#);
         write_json_string(dst, text);
-        dst.put_slice(if self.result.is_error {
+        dst.put_slice(if self.is_error {
             br#"}],"isError":true"#
         } else {
             br#"}],"isError":false"#
@@ -113,7 +138,7 @@ impl ToolReply {
     /// [`ToolReply::into_value`] with the default options (the frame wire's).
     pub(crate) fn write_toon(&self, out: &mut String) {
         let options = EncodeOptions::default();
-        let text = &self.result.text;
+        let text = &self.text;
         out.reserve(text.len() + 256);
         out.push_str("jsonrpc: \"2.0\"\nid: ");
         let mut digits = itoa::Buffer::new();
@@ -125,7 +150,7 @@ impl ToolReply {
         // One text block is a table of one row.
         out.push_str("\nresult:\n  content[1]{type,text}:\n    text,");
         toon::encode_str_into(text, &options, out);
-        out.push_str(if self.result.is_error {
+        out.push_str(if self.is_error {
             "\n  isError: true"
         } else {
             "\n  isError: false"
@@ -169,6 +194,12 @@ fn result_meta_json(server: ServerName) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_message_is_no_larger_than_a_tool_reply() {
+        // The queue's first block is 32 of these per connection.
+        assert!(std::mem::size_of::<super::Outgoing>() <= std::mem::size_of::<super::ToolReply>());
+    }
+
     use super::*;
     use proptest::prelude::*;
 
@@ -213,7 +244,8 @@ mod tests {
                 id,
                 server: ServerName::ALL[server],
                 era: if modern { Era::Modern } else { Era::Legacy },
-                result: ToolResult { text, is_error },
+                text,
+                is_error,
             };
             prop_assert_eq!(direct_bytes(&reply), serde_json_bytes(&reply));
             prop_assert_eq!(direct_toon(&reply), encoder_toon(&reply));
@@ -255,12 +287,8 @@ mod tests {
                         Id::String("a,b".into()),
                     ];
                     for id in ids {
-                        let reply = ToolReply {
-                            id,
-                            server,
-                            era,
-                            result: ToolResult::success(text.to_owned()),
-                        };
+                        let reply =
+                            ToolReply::new(id, server, era, ToolResult::success(text.to_owned()));
                         assert_eq!(direct_bytes(&reply), serde_json_bytes(&reply), "{text:?}");
                         assert_eq!(direct_toon(&reply), encoder_toon(&reply), "{text:?}");
                     }

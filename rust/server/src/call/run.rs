@@ -74,12 +74,7 @@ impl RunCall {
         };
         if let Some(mut result) = outcome {
             result.text = within_budget(result.text, self.shared.config.output_budget_bytes);
-            let reply = ToolReply {
-                id: self.id.clone(),
-                server: self.server,
-                era: self.era,
-                result,
-            };
+            let reply = ToolReply::new(self.id.clone(), self.server, self.era, result);
             self.in_flight.finish(&self.id, Outgoing::ToolReply(reply));
         }
         // The call is over either way; a handler still running learns it here.

@@ -84,10 +84,5 @@ pub(crate) fn admit_run(
 }
 
 fn busy_reply(server: ServerName, era: Era, id: Id, text: String) -> Outgoing {
-    Outgoing::ToolReply(ToolReply {
-        id,
-        server,
-        era,
-        result: ToolResult::error(text),
-    })
+    Outgoing::ToolReply(ToolReply::new(id, server, era, ToolResult::error(text)))
 }
