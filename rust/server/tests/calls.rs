@@ -4,11 +4,13 @@
 
 mod support;
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use ide_mcp_protocol::contract::{TOKEN_FILE_NAME, TOKEN_META_KEY};
+use ide_mcp_server::client::Client;
 use ide_mcp_server::{DomainSpec, ServerName, ToolAnnotations, ToolSpec};
 use ide_mcp_server::{ToolCall, ToolError};
 use serde_json::{json, Value};
@@ -109,6 +111,38 @@ fn replies_come_back_as_each_call_finishes() {
     servers.stop();
 }
 
+/// Sends `count` calls of `big` whose replies are `bytes` of text each, without reading, and
+/// adds their ids to `asked`.
+fn ask_for_big_replies(
+    client: &mut Client,
+    count: usize,
+    bytes: usize,
+    asked: &mut HashSet<String>,
+) {
+    for _ in 0..count {
+        let id = client
+            .send_request("tools/call", run_params("big", json!({ "bytes": bytes })))
+            .unwrap();
+        asked.insert(id.to_value().to_string());
+    }
+}
+
+/// Reads until every call in `asked` has been answered, each with `bytes` of text, whole.
+fn read_every_big_reply(client: &mut Client, mut asked: HashSet<String>, bytes: usize) {
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    while !asked.is_empty() {
+        let reply = client.read_message().unwrap().unwrap();
+        assert!(
+            asked.remove(&reply["id"].to_string()),
+            "an unexpected reply: {}",
+            reply["id"]
+        );
+        assert_eq!(result_text(&reply).matches('x').count(), bytes);
+    }
+}
+
 /// Replies larger than the socket's buffers, and more requests sent while the server's writes
 /// wait for room: the connection reads while it waits to write, and once the client reads,
 /// every reply arrives whole. (On Linux both sides then wait through the connection's own
@@ -122,33 +156,14 @@ fn a_client_that_reads_late_gets_every_reply_whole() {
         setup
     });
     let mut client = servers.client();
-    let mut asked = std::collections::HashSet::new();
+    let mut asked = HashSet::new();
     for _round in 0..2 {
-        for _ in 0..6 {
-            let id = client
-                .send_request(
-                    "tools/call",
-                    run_params("big", json!({ "bytes": REPLY_BYTES })),
-                )
-                .unwrap();
-            asked.insert(id.to_value().to_string());
-        }
+        ask_for_big_replies(&mut client, 6, REPLY_BYTES, &mut asked);
         // Long enough for the first round's replies to fill the socket, so that the second
         // round's requests are read while a write waits for room.
         std::thread::sleep(Duration::from_millis(300));
     }
-    client
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    while !asked.is_empty() {
-        let reply = client.read_message().unwrap().unwrap();
-        assert!(
-            asked.remove(&reply["id"].to_string()),
-            "an unexpected reply: {}",
-            reply["id"]
-        );
-        assert_eq!(result_text(&reply).matches('x').count(), REPLY_BYTES);
-    }
+    read_every_big_reply(&mut client, asked, REPLY_BYTES);
     let echo = client
         .request(
             "tools/call",
@@ -175,29 +190,11 @@ fn a_call_that_finds_the_outgoing_queue_full_waits_for_room_and_is_answered() {
         setup
     });
     let mut client = servers.client();
-    let mut asked = std::collections::HashSet::new();
-    for _ in 0..CALLS {
-        let id = client
-            .send_request(
-                "tools/call",
-                run_params("big", json!({ "bytes": REPLY_BYTES })),
-            )
-            .unwrap();
-        asked.insert(id.to_value().to_string());
-    }
+    let mut asked = HashSet::new();
+    ask_for_big_replies(&mut client, CALLS, REPLY_BYTES, &mut asked);
     // Long enough for the replies to fill the socket and then the queue.
     std::thread::sleep(Duration::from_millis(300));
-    client
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    while !asked.is_empty() {
-        let reply = client.read_message().unwrap().unwrap();
-        assert!(
-            asked.remove(&reply["id"].to_string()),
-            "an unexpected reply: {reply}"
-        );
-        assert_eq!(result_text(&reply).matches('x').count(), REPLY_BYTES);
-    }
+    read_every_big_reply(&mut client, asked, REPLY_BYTES);
     servers.stop();
 }
 
