@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use futures::future::{Either, OptionFuture};
 use futures::FutureExt;
-
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Id};
 use serde_json::Value;
 use tokio::sync::mpsc::error::TrySendError;
