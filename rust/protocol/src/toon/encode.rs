@@ -70,10 +70,19 @@ pub(crate) fn encode_into(value: &Value, options: &EncodeOptions, out: &mut Stri
                 encoder.header(None, map.len(), true, Some(&columns));
                 encoder.keyed_rows(map, &columns, 1);
             } else {
-                tasks.push(Task::Fields {
-                    entries: map.iter(),
-                    depth: 0,
-                });
+                // The leading fields that hold primitives are written here, so an object of
+                // primitives alone (a tool's result, most often) needs no task stack at all;
+                // the first field that holds a container leaves the rest to the stack, below
+                // that container's own entries.
+                let mut entries = map.iter();
+                while let Some((key, value)) = entries.next() {
+                    if matches!(value, Value::Array(_) | Value::Object(_)) {
+                        tasks.push(Task::Fields { entries, depth: 0 });
+                        encoder.field(key, value, 0, &mut tasks);
+                        break;
+                    }
+                    encoder.field(key, value, 0, &mut tasks);
+                }
             }
         }
         // A leading U+FEFF on line 1 reads as a byte-order mark and would be dropped.
@@ -675,6 +684,19 @@ mod tests {
         assert_eq!(encode(&json!({})), "");
         assert_eq!(encode(&json!("\u{feff}x")), "\"\u{feff}x\"");
         assert_eq!(encode(&json!({"a": {"b": {}}})), "a:\n  b:");
+    }
+
+    #[test]
+    fn fields_after_a_container_keep_their_place() {
+        // The leading primitives are written before the task stack is used; whatever follows
+        // the first container comes after that container's own lines.
+        assert_eq!(
+            encode(
+                &json!({"a": 1, "b": {"c": 2, "d": [3, 4]}, "e": "x", "f": [{"g": 5}], "h": null})
+            ),
+            "a: 1\nb:\n  c: 2\n  d[2]: 3,4\ne: x\nf[1]{g}:\n  5\nh: null"
+        );
+        assert_eq!(encode(&json!({"a": [], "b": 1})), "a: []\nb: 1");
     }
 
     #[test]
