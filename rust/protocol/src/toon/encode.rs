@@ -75,13 +75,19 @@ pub(crate) fn encode_into(value: &Value, options: &EncodeOptions, out: &mut Stri
                 // the first field that holds a container leaves the rest to the stack, below
                 // that container's own entries.
                 let mut entries = map.iter();
-                while let Some((key, value)) = entries.next() {
-                    if matches!(value, Value::Array(_) | Value::Object(_)) {
-                        tasks.push(Task::Fields { entries, depth: 0 });
-                        encoder.field(key, value, 0, &mut tasks);
-                        break;
+                loop {
+                    let rest = entries.clone();
+                    match entries.next() {
+                        None => break,
+                        Some((_, Value::Array(_) | Value::Object(_))) => {
+                            tasks.push(Task::Fields {
+                                entries: rest,
+                                depth: 0,
+                            });
+                            break;
+                        }
+                        Some((key, primitive)) => encoder.primitive_field(key, primitive, 0),
                     }
-                    encoder.field(key, value, 0, &mut tasks);
                 }
             }
         }
@@ -233,13 +239,16 @@ impl<'o> Encoder<'o> {
                     });
                 }
             }
-            primitive => {
-                self.begin_line(depth);
-                push_key(key, self.out);
-                self.out.push_str(": ");
-                self.primitive(primitive);
-            }
+            primitive => self.primitive_field(key, primitive, depth),
         }
+    }
+
+    /// A `key: value` line for a primitive value.
+    fn primitive_field(&mut self, key: &str, value: &Value, depth: usize) {
+        self.begin_line(depth);
+        push_key(key, self.out);
+        self.out.push_str(": ");
+        self.primitive(value);
     }
 
     fn array<'a>(
