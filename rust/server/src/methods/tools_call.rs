@@ -3,7 +3,6 @@
 //! call path (`call/`).
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::future::{Either, OptionFuture};
@@ -80,22 +79,23 @@ pub(super) fn start_run(
     session: &Session,
     run: RunRequest,
 ) -> impl Future<Output = ()> + Send + '_ {
-    let waiting_for_room: Pin<Box<dyn Future<Output = ()> + Send + '_>> =
-        match session.outgoing.clone().try_reserve_owned() {
-            Ok(reply_slot) => {
-                return Either::Left(OptionFuture::from(admit(session, run, reply_slot)).map(drop))
-            }
-            Err(TrySendError::Full(outgoing)) => Box::pin(async move {
+    match session.outgoing.clone().try_reserve_owned() {
+        Ok(reply_slot) => {
+            Either::Left(OptionFuture::from(admit(session, run, reply_slot)).map(drop))
+        }
+        Err(TrySendError::Full(outgoing)) => Either::Right(
+            async move {
                 if let Ok(reply_slot) = outgoing.reserve_owned().await {
                     if let Some(started) = admit(session, run, reply_slot) {
                         started.await;
                     }
                 }
-            }),
-            // The connection is closing: there is nobody to answer.
-            Err(TrySendError::Closed(_)) => Box::pin(std::future::ready(())),
-        };
-    Either::Right(waiting_for_room)
+            }
+            .boxed(),
+        ),
+        // The connection is closing: there is nobody to answer.
+        Err(TrySendError::Closed(_)) => Either::Right(std::future::ready(()).boxed()),
+    }
 }
 
 /// The call admitted under the caps and started, or `None` when a cap was reached (and the

@@ -14,11 +14,10 @@ pub(crate) mod caps;
 pub(crate) mod connection_budget;
 pub(crate) mod in_flight;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
+use futures::FutureExt;
 
 use ide_mcp_protocol::jsonrpc::{ErrorObject, Response};
 use tokio::sync::mpsc;
@@ -76,41 +75,40 @@ impl Session {
     /// place among the authenticated first (its first valid token, once a connection) takes
     /// the way that may wait for that place, boxed.
     pub(crate) async fn handle_payload(&mut self, wire: Wire, payload: &[u8]) {
-        let left: Either<_, Pin<Box<dyn Future<Output = ()> + Send + '_>>> =
-            match self.read_payload(wire, payload) {
-                Ok(Classified::Request(parsed)) => {
-                    if !authentication::accepts(&self.shared.tokens, &parsed.meta) {
-                        self.bad_messages += 1;
-                        Either::Left(
-                            Answer::failure(parsed.id, authentication::rejection()).carry_out(self),
-                        )
-                    } else if self.authenticated.is_none() {
-                        Either::Right(Box::pin(self.request_taking_place(parsed)))
-                    } else {
-                        let answer = self.answer_request(parsed);
-                        Either::Left(answer.carry_out(self))
-                    }
-                }
-                Ok(Classified::Notification(notification)) => {
-                    let (meta, notification) = ClientNotification::parse(notification);
-                    if !authentication::accepts(&self.shared.tokens, &meta) {
-                        // A failed notification is dropped: there is no id to answer.
-                        self.bad_messages += 1;
-                        return;
-                    }
-                    if self.authenticated.is_some() {
-                        methods::notify(self, notification);
-                        return;
-                    }
-                    Either::Right(Box::pin(self.notification_taking_place(notification)))
-                }
-                // The servers send no requests, so there is nothing a response could answer.
-                Ok(Classified::Response(_)) => return,
-                Err(reply) => {
+        let left: Either<_, BoxFuture<'_, ()>> = match self.read_payload(wire, payload) {
+            Ok(Classified::Request(parsed)) => {
+                if !authentication::accepts(&self.shared.tokens, &parsed.meta) {
                     self.bad_messages += 1;
-                    Either::Left(Answer::Send(reply.into_value().into()).carry_out(self))
+                    Either::Left(
+                        Answer::failure(parsed.id, authentication::rejection()).carry_out(self),
+                    )
+                } else if self.authenticated.is_none() {
+                    Either::Right(self.request_taking_place(parsed).boxed())
+                } else {
+                    let answer = self.answer_request(parsed);
+                    Either::Left(answer.carry_out(self))
                 }
-            };
+            }
+            Ok(Classified::Notification(notification)) => {
+                let (meta, notification) = ClientNotification::parse(notification);
+                if !authentication::accepts(&self.shared.tokens, &meta) {
+                    // A failed notification is dropped: there is no id to answer.
+                    self.bad_messages += 1;
+                    return;
+                }
+                if self.authenticated.is_some() {
+                    methods::notify(self, notification);
+                    return;
+                }
+                Either::Right(self.notification_taking_place(notification).boxed())
+            }
+            // The servers send no requests, so there is nothing a response could answer.
+            Ok(Classified::Response(_)) => return,
+            Err(reply) => {
+                self.bad_messages += 1;
+                Either::Left(Answer::Send(reply.into_value().into()).carry_out(self))
+            }
+        };
         left.await;
     }
 
