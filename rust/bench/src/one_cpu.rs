@@ -27,16 +27,8 @@ impl OneCpu {
     /// Moves the calling thread and every thread of process `server` to the lowest CPU the
     /// calling thread may use. A thread the server starts later is not moved.
     pub fn pin(server: Pid) -> Result<OneCpu, BenchError> {
-        let own = sched_getaffinity(None).map_err(|error| cpu_error("read", error))?;
-        let cpu = (0..CpuSet::MAX_CPU)
-            .find(|&cpu| own.is_set(cpu))
-            .ok_or_else(|| BenchError("this thread may run on no CPU".to_owned()))?;
-        let mut only = CpuSet::new();
-        only.set(cpu);
-        let mut pinned = OneCpu {
-            previous: Vec::new(),
-        };
-        pinned.move_thread(None, &only)?;
+        let mut pinned = OneCpu::pin_calling_thread()?;
+        let only = sched_getaffinity(None).map_err(|error| cpu_error("read", error))?;
         for thread in threads_of(server)? {
             match sched_getaffinity(Some(thread)) {
                 Ok(previous) => {
@@ -49,6 +41,22 @@ impl OneCpu {
                 Err(error) => return Err(cpu_error("read", error)),
             }
         }
+        Ok(pinned)
+    }
+
+    /// Moves the calling thread alone to the lowest CPU it may use. A thread it starts while
+    /// held there starts on that CPU too (a new thread inherits its creator's affinity).
+    pub fn pin_calling_thread() -> Result<OneCpu, BenchError> {
+        let own = sched_getaffinity(None).map_err(|error| cpu_error("read", error))?;
+        let cpu = (0..CpuSet::MAX_CPU)
+            .find(|&cpu| own.is_set(cpu))
+            .ok_or_else(|| BenchError("this thread may run on no CPU".to_owned()))?;
+        let mut only = CpuSet::new();
+        only.set(cpu);
+        let mut pinned = OneCpu {
+            previous: Vec::new(),
+        };
+        pinned.move_thread(None, &only)?;
         Ok(pinned)
     }
 
@@ -88,7 +96,7 @@ fn cpu_error(what: &str, error: rustix::io::Errno) -> BenchError {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use std::process::{Command, Stdio};
 
     use rustix::process::Pid;
@@ -97,8 +105,9 @@ mod tests {
     use super::OneCpu;
 
     /// Pinning the test's own process moves every test thread: one such test at a time, so
-    /// none restores another's thread to what it read while pinned.
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// none restores another's thread to what it read while pinned (nor a thread that another
+    /// test holds on one CPU to what it had before).
+    pub(crate) static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     fn cpus(set: &CpuSet) -> Vec<usize> {
         (0..CpuSet::MAX_CPU)

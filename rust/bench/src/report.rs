@@ -190,6 +190,8 @@ pub struct BenchReport {
     /// One hand-off to a sleeping thread and back, measured beside the Java target: the
     /// floor under a JVM entry on this machine.
     pub handoff: Option<Percentiles>,
+    /// The same with both threads held on one CPU: the floor of the "blocking, one CPU" rows.
+    pub handoff_one_cpu: Option<Percentiles>,
 }
 
 impl BenchReport {
@@ -514,9 +516,14 @@ impl BenchReport {
         let mode = reads.label();
         match (&self.java, self.jvm_hop(reads)) {
             (JavaTarget::Measured { .. }, Some((java, rust, hop))) => {
-                let floor = self.handoff.map_or(String::new(), |floor| {
+                let (floor, placed) = match reads {
+                    ReadMode::BlockingOneCpu => (self.handoff_one_cpu, " on the same CPU"),
+                    ReadMode::Spinning | ReadMode::Blocking => (self.handoff, ""),
+                };
+                let floor = floor.map_or(String::new(), |floor| {
                     format!(
-                        " (one hand-off to a sleeping thread and back, the floor: {:.1} µs)",
+                        " (one hand-off to a sleeping thread{placed} and back, the floor: \
+                         {:.1} µs)",
                         floor.p50_us
                     )
                 });
@@ -630,6 +637,16 @@ impl BenchReport {
                  a lone Java call), {HANDOFF_SAMPLES} times with {HANDOFF_GAP_US} µs between \
                  them: p50 {:.1} µs, p99 {:.1} µs. No JNI and no work, only the wake-up and the \
                  way back; Tokio workers never enter the JVM, so no Java call costs less.\n",
+                floor.p50_us, floor.p99_us
+            );
+        }
+        if let Some(floor) = self.handoff_one_cpu {
+            let _ = writeln!(
+                out,
+                "The same with both threads held on one CPU, as the client and the server are in \
+                 the \"blocking, one CPU\" rows, so that the hand-off and its way back are two \
+                 context switches on that CPU: p50 {:.1} µs, p99 {:.1} µs; the floor of those \
+                 rows.\n",
                 floor.p50_us, floor.p99_us
             );
         }

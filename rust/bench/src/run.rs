@@ -7,6 +7,7 @@ use ide_mcp_server::ServerName;
 
 use crate::connection::BenchError;
 use crate::endpoint::Endpoint;
+use crate::handoff::Placement;
 use crate::idle::{measure_idle_cpu, ThreadFilter};
 use crate::instructions::{callgrind_arguments, measure_instructions, valgrind_version};
 use crate::load::{
@@ -115,6 +116,7 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         instructions: Instructions::Skipped("not requested".to_owned()),
         java: JavaTarget::Skipped("not requested".to_owned()),
         handoff: None,
+        handoff_one_cpu: None,
     };
 
     {
@@ -225,7 +227,13 @@ pub fn run(executable: &Path, plan: &RunPlan) -> Result<BenchReport, BenchError>
         }
         if java_endpoint.is_some() {
             eprintln!("hand-off floor: {HANDOFF_SAMPLES} hand-offs");
-            report.handoff = crate::handoff::measure(HANDOFF_SAMPLES / 10, HANDOFF_SAMPLES);
+            report.handoff = crate::handoff::measure(
+                HANDOFF_SAMPLES / 10,
+                HANDOFF_SAMPLES,
+                Placement::Scheduled,
+            );
+            report.handoff_one_cpu =
+                crate::handoff::measure(HANDOFF_SAMPLES / 10, HANDOFF_SAMPLES, Placement::OneCpu);
         }
 
         for &connections in &plan.connection_counts {

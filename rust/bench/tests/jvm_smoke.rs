@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use ide_mcp_bench::handoff::Placement;
 use ide_mcp_bench::load::{
     measure_latency_interleaved, measure_throughput, LatencyProbe, ReadMode, ThroughputPlan,
 };
@@ -143,7 +144,8 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
             java_version,
             warmup_calls: 0,
         },
-        handoff: ide_mcp_bench::handoff::measure(5, 50),
+        handoff: ide_mcp_bench::handoff::measure(5, 50, Placement::Scheduled),
+        handoff_one_cpu: ide_mcp_bench::handoff::measure(5, 50, Placement::OneCpu),
     };
     let markdown = report.to_markdown();
     assert!(
@@ -151,6 +153,14 @@ fn the_java_handler_target_answers_through_the_same_load_generator() {
         "{markdown}"
     );
     assert!(markdown.contains("| JVM hop ≤ 6 µs at p50"), "{markdown}");
+    assert!(
+        markdown.contains("The same with both threads held on one CPU"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("one hand-off to a sleeping thread on the same CPU and back, the floor"),
+        "{markdown}"
+    );
     assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking |"));
     assert!(markdown.contains("| ide-mcp, Java handler (JNI) | frames/TOON | blocking, one CPU |"));
     assert!(markdown.contains("### Java handler through JNI"));

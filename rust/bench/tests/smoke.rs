@@ -149,6 +149,7 @@ fn latency_and_throughput_runs_are_well_formed_for_every_target() {
         instructions: Instructions::Skipped("not counted".to_owned()),
         java: JavaTarget::Skipped("no jar".to_owned()),
         handoff: None,
+        handoff_one_cpu: None,
     };
     let markdown = report.to_markdown();
     assert!(markdown.contains("### Goals"));
