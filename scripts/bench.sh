@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every benchmark and rewrites docs/BENCHMARKS.md with the results:
-#   1. the TOON codec bench (criterion) and its instruction counts (callgrind,
+#   1. the TOON codec bench (criterion), its time ratios against serde_json measured in turns
+#      (`ide-mcp-bench codec-turns`) and its instruction counts (callgrind,
 #      scripts/codec-instructions.sh, which installs valgrind when missing), whose section is
-#      made from target/criterion and those counts by `ide-mcp-bench toon-report`;
+#      made from target/criterion, those ratios and those counts by `ide-mcp-bench toon-report`;
 #   2. the server bench (`ide-mcp-bench`): ide-mcp with Rust handlers, the same servers hosted
 #      by a JVM with a Java handler (the jars from `gradle --offline benchJar`), a raw socket
 #      ping-pong and rmcp, all driven by one load generator in one run (latency read by a
@@ -96,12 +97,15 @@ fi
 step "TOON codec bench (cargo bench -p ide-mcp-protocol --bench codec)"
 wait_for_other_benches
 cargo bench --locked -p ide-mcp-protocol --bench codec
+step "TOON codec ratios in turns (ide-mcp-bench codec-turns)"
+codec_turns=${CARGO_TARGET_DIR:-target}/codec-turns.tsv
+target/release/ide-mcp-bench codec-turns >"$codec_turns"
 step "TOON codec instructions (scripts/codec-instructions.sh, callgrind)"
 codec_instructions=${CARGO_TARGET_DIR:-target}/codec-instructions.tsv
 scripts/codec-instructions.sh >"$codec_instructions"
 step "TOON codec section"
 target/release/ide-mcp-bench toon-report --criterion "${CARGO_TARGET_DIR:-target}/criterion" \
-    --instructions "$codec_instructions" "${write_args[@]}"
+    --turns "$codec_turns" --instructions "$codec_instructions" "${write_args[@]}"
 
 step "server bench (ide-mcp-bench)"
 wait_for_other_benches

@@ -6,6 +6,7 @@
 //! codec section made from criterion's results. `src/main.rs` runs it and writes
 //! docs/BENCHMARKS.md; the pieces are public so a test can drive them briefly.
 
+pub mod codec_turns;
 pub mod connection;
 pub mod counting_alloc;
 pub mod endpoint;

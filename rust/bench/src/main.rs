@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use ide_mcp_bench::codec_turns;
 use ide_mcp_bench::counting_alloc::start_counting;
 use ide_mcp_bench::hostile;
 use ide_mcp_bench::machine::raise_open_file_limit;
@@ -115,10 +116,17 @@ enum Command {
         /// times (without it the section says they were not counted).
         #[arg(long)]
         instructions: Option<PathBuf>,
+        /// Ratios from `codec-turns`, for the table of ratios measured in turns (without it
+        /// the section says they were not measured).
+        #[arg(long)]
+        turns: Option<PathBuf>,
         /// Replace the toon-bench section of this Markdown file (e.g. docs/BENCHMARKS.md).
         #[arg(long)]
         write: Option<PathBuf>,
     },
+    /// Print the TOON codec's time ratios against serde_json, measured in turns (batches of
+    /// ours and serde_json's alternating), for `toon-report --turns`.
+    CodecTurns,
     /// Measure the server's peak RSS growth, and the decoders' peak heap, for a few hostile
     /// inputs, and print (or write) the "memory under hostile input" section.
     HostileMemory {
@@ -176,8 +184,19 @@ fn main() -> ExitCode {
         Some(Command::ToonReport {
             criterion,
             instructions,
+            turns,
             write,
-        }) => toon(&criterion, instructions.as_deref(), write.as_deref()),
+        }) => toon(
+            &criterion,
+            instructions.as_deref(),
+            turns.as_deref(),
+            write.as_deref(),
+        ),
+        Some(Command::CodecTurns) => {
+            let measured = codec_turns::measure_all(codec_turns::ROUNDS, codec_turns::BATCH_TIME);
+            print!("{}", codec_turns::to_tsv(&measured));
+            Ok(())
+        }
         Some(Command::HostileMemory { write }) => hostile_memory(write.as_deref()),
         Some(Command::Search {
             write,
@@ -272,14 +291,20 @@ fn java_launch(cli: &Cli) -> Result<JavaLaunch, String> {
 fn toon(
     criterion: &std::path::Path,
     instructions: Option<&std::path::Path>,
+    turns: Option<&std::path::Path>,
     write: Option<&std::path::Path>,
 ) -> Result<(), String> {
     let mut results = toon_report::read_results(criterion)?;
-    if let Some(path) = instructions {
+    type Attach = fn(&mut [toon_report::PayloadResult], &str) -> Result<(), String>;
+    let attachments: [(Option<&std::path::Path>, Attach); 2] = [
+        (instructions, toon_report::attach_instructions),
+        (turns, toon_report::attach_turns),
+    ];
+    for (path, attach) in attachments {
+        let Some(path) = path else { continue };
         let tsv = std::fs::read_to_string(path)
             .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-        toon_report::attach_instructions(&mut results, &tsv)
-            .map_err(|error| format!("{}: {error}", path.display()))?;
+        attach(&mut results, &tsv).map_err(|error| format!("{}: {error}", path.display()))?;
     }
     let environment =
         toon_report::ToonEnvironment::current(&jvm::repository_root().join("Cargo.lock"));

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
+use crate::codec_turns::{TurnRatios, BATCH_TIME, ROUNDS};
 use crate::machine::Machine;
 
 /// The line before the section in docs/BENCHMARKS.md.
@@ -95,6 +96,8 @@ pub struct PayloadResult {
     pub their_decode: Estimate,
     /// Instructions per call, when they were counted in this run.
     pub instructions: Option<Instructions>,
+    /// The time ratios against `serde_json` measured in turns, when measured in this run.
+    pub turns: Option<TurnRatios>,
 }
 
 impl PayloadResult {
@@ -123,6 +126,46 @@ impl PayloadResult {
         self.instructions
             .map(|counts| counts.ours_decode as f64 / counts.json_decode.max(1) as f64)
     }
+
+    fn encode_turns_vs_json(&self) -> Option<f64> {
+        self.turns.map(|turns| turns.encode)
+    }
+
+    fn decode_turns_vs_json(&self) -> Option<f64> {
+        self.turns.map(|turns| turns.decode)
+    }
+}
+
+/// Adds the ratios of `ide-mcp-bench codec-turns` (lines of `payload encode|decode ratio`,
+/// tab-separated) to `results`; every payload must have both.
+pub fn attach_turns(results: &mut [PayloadResult], tsv: &str) -> Result<(), String> {
+    let mut ratios = std::collections::HashMap::new();
+    for line in tsv.lines().filter(|line| !line.trim().is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [payload, direction, ratio] = fields.as_slice() else {
+            return Err(format!("not `payload<TAB>direction<TAB>ratio`: {line:?}"));
+        };
+        let ratio: f64 = ratio
+            .trim()
+            .parse()
+            .ok()
+            .filter(|ratio: &f64| ratio.is_finite() && *ratio > 0.0)
+            .ok_or_else(|| format!("not a ratio: {line:?}"))?;
+        ratios.insert((payload.to_string(), direction.to_string()), ratio);
+    }
+    for result in results {
+        let get = |direction: &str| {
+            ratios
+                .get(&(result.group.to_owned(), direction.to_owned()))
+                .copied()
+                .ok_or_else(|| format!("no ratio in turns for {} {direction}", result.group))
+        };
+        result.turns = Some(TurnRatios {
+            encode: get("encode")?,
+            decode: get("decode")?,
+        });
+    }
+    Ok(())
 }
 
 /// Adds the counts of `scripts/codec-instructions.sh` (lines of `payload operation count`,
@@ -223,6 +266,7 @@ pub fn read_results(criterion: &Path) -> Result<Vec<PayloadResult>, String> {
                 their_encode: get("toon_encode/toon-format")?,
                 their_decode: get("toon_decode/toon-format")?,
                 instructions: None,
+                turns: None,
             })
         })
         .collect()
@@ -380,6 +424,7 @@ pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> 
             at_least(result.their_decode_vs_ours(), VS_TOON_FORMAT_GOAL)
         );
     }
+    turns_table(&mut out, results);
     instruction_table(&mut out, results);
     let _ = writeln!(out, "\nGoals in this run:\n");
     for goal in GOALS {
@@ -389,11 +434,51 @@ pub fn to_markdown(results: &[PayloadResult], environment: &ToonEnvironment) -> 
         out,
         "\nReproduce: `scripts/bench.sh`, or just this part (from the repository root; about 5 \
          minutes):\n\n```sh\ncargo bench -p ide-mcp-protocol --bench codec\n\
+         cargo run --release -p ide-mcp-bench -- codec-turns > target/codec-turns.tsv\n\
          scripts/codec-instructions.sh > target/codec-instructions.tsv\ncargo run --release \
-         -p ide-mcp-bench -- toon-report --instructions target/codec-instructions.tsv --write \
-         docs/BENCHMARKS.md\n```"
+         -p ide-mcp-bench -- toon-report --turns target/codec-turns.tsv --instructions \
+         target/codec-instructions.tsv --write docs/BENCHMARKS.md\n```"
     );
     out
+}
+
+/// The time ratios measured in turns, which a change in the machine's speed during the run
+/// moves less than criterion's ratios.
+fn turns_table(out: &mut String, results: &[PayloadResult]) {
+    let _ = writeln!(out, "\n### Ratios measured in turns\n");
+    if results.iter().any(|result| result.turns.is_none()) {
+        let _ = writeln!(
+            out,
+            "Not measured in this run (`ide-mcp-bench codec-turns` did not run)."
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "`ide-mcp-bench codec-turns`, right after criterion: for each payload, {ROUNDS} rounds in \
+         which a batch of about {} ms of our encode and one of `serde_json::to_string` take \
+         turns (and the same for our decode and `serde_json::from_str`), on the same value and \
+         text as the benchmark; each ratio is the median of the rounds' ratios. Criterion \
+         measures each function for its own seconds one after the other, so a change in the \
+         machine's speed between them moves its ratios; batches a few milliseconds apart see \
+         the same machine.\n",
+        BATCH_TIME.as_millis()
+    );
+    let _ = writeln!(
+        out,
+        "| Payload | encode: ours / serde_json (goal ≤ {ENCODE_VS_JSON_GOAL}) | decode: ours / \
+         serde_json (goal ≤ {DECODE_VS_JSON_GOAL:.1}) |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|");
+    for result in results {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            result.label,
+            at_most(result.encode_turns_vs_json(), ENCODE_VS_JSON_GOAL),
+            at_most(result.decode_turns_vs_json(), DECODE_VS_JSON_GOAL),
+        );
+    }
 }
 
 /// The instruction counts beside the times: the figures a regression shows in, run to run.
@@ -451,7 +536,7 @@ struct Goal {
     digits: usize,
 }
 
-const GOALS: [Goal; 6] = [
+const GOALS: [Goal; 8] = [
     Goal {
         text: "encode ≤ 1.5× `serde_json::to_string`",
         ratio: PayloadResult::encode_vs_json,
@@ -479,6 +564,20 @@ const GOALS: [Goal; 6] = [
         at_most: false,
         bound: VS_TOON_FORMAT_GOAL,
         digits: 1,
+    },
+    Goal {
+        text: "in turns, encode ≤ 1.5× `serde_json::to_string`",
+        ratio: PayloadResult::encode_turns_vs_json,
+        at_most: true,
+        bound: ENCODE_VS_JSON_GOAL,
+        digits: 2,
+    },
+    Goal {
+        text: "in turns, decode ≤ 1.0× `serde_json::from_str`",
+        ratio: PayloadResult::decode_turns_vs_json,
+        at_most: true,
+        bound: DECODE_VS_JSON_GOAL,
+        digits: 2,
     },
     Goal {
         text: "by instructions (the stable figure), encode ≤ 1.5× `serde_json::to_string`",
@@ -606,8 +705,76 @@ fn at_least(ratio: Option<f64>, goal: f64) -> String {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Every payload with the same time for each of its six benchmarks.
+    pub(crate) fn results_of_equal_times() -> Vec<PayloadResult> {
+        let estimate = Estimate {
+            ns: 100.0,
+            bytes: 100,
+        };
+        PAYLOADS
+            .iter()
+            .map(|&(group, label, what)| PayloadResult {
+                group,
+                label,
+                what,
+                ours_encode: estimate,
+                ours_decode: estimate,
+                json_encode: estimate,
+                json_decode: estimate,
+                their_encode: estimate,
+                their_decode: estimate,
+                instructions: None,
+                turns: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ratios_in_turns_are_tabled_and_judged() {
+        let mut results = results_of_equal_times();
+        let environment = ToonEnvironment {
+            machine: Machine::current(),
+            memory_gib: None,
+            rustc: "rustc 1.95.0".to_owned(),
+            criterion: "0.7.0".to_owned(),
+            toon_format: "0.7.0".to_owned(),
+        };
+        let markdown = to_markdown(&results, &environment);
+        assert!(markdown.contains("Not measured in this run (`ide-mcp-bench codec-turns`"));
+        assert!(markdown.contains(
+            "- in turns, decode ≤ 1.0× `serde_json::from_str`: not measured in this run."
+        ));
+        let mut tsv = String::new();
+        for (group, _, _) in PAYLOADS {
+            let decode = if group == "d_nested" { 1.04 } else { 0.8 };
+            tsv.push_str(&format!(
+                "{group}\tencode\t1.2\n{group}\tdecode\t{decode}\n"
+            ));
+        }
+        attach_turns(&mut results, &tsv).unwrap();
+        let markdown = to_markdown(&results, &environment);
+        assert!(
+            markdown.contains("| (a) small request | 1.20 ✔ | 0.80 ✔ |"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| (d) nested | 1.20 ✔ | 1.04 ✘ (just) |"),
+            "{markdown}"
+        );
+        assert!(markdown
+            .contains("- in turns, encode ≤ 1.5× `serde_json::to_string`: met on every payload."));
+        assert!(markdown.contains(
+            "- in turns, decode ≤ 1.0× `serde_json::from_str`: met on (a), (b), (c); **missed** \
+             on (d) (1.04×)"
+        ));
+        let error = attach_turns(&mut results, "a_small_request\tencode\t1.2\n").unwrap_err();
+        assert_eq!(error, "no ratio in turns for a_small_request decode");
+        let error = attach_turns(&mut results, "a_small_request\tencode\tNaN\n").unwrap_err();
+        assert!(error.starts_with("not a ratio"), "{error}");
+    }
 
     fn write_bench(root: &Path, id: &str, ns: f64, bytes: u64) {
         let directory = root.join(id).join("new");
