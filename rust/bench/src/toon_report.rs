@@ -136,30 +136,17 @@ impl PayloadResult {
     }
 }
 
-/// Adds the ratios of `ide-mcp-bench codec-turns` (lines of `payload encode|decode ratio`,
+/// Adds the ratios of `ide-mcp-bench codec-turns` (lines of `payload direction ratio`,
 /// tab-separated) to `results`; every payload must have both.
 pub fn attach_turns(results: &mut [PayloadResult], tsv: &str) -> Result<(), String> {
-    let mut ratios = std::collections::HashMap::new();
-    for line in tsv.lines().filter(|line| !line.trim().is_empty()) {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [payload, direction, ratio] = fields.as_slice() else {
-            return Err(format!("not `payload<TAB>direction<TAB>ratio`: {line:?}"));
-        };
-        let ratio: f64 = ratio
-            .trim()
+    let ratios = PayloadTable::read(tsv, ["direction", "ratio"], |ratio| {
+        ratio
             .parse()
             .ok()
             .filter(|ratio: &f64| ratio.is_finite() && *ratio > 0.0)
-            .ok_or_else(|| format!("not a ratio: {line:?}"))?;
-        ratios.insert((payload.to_string(), direction.to_string()), ratio);
-    }
+    })?;
     for result in results {
-        let get = |direction: &str| {
-            ratios
-                .get(&(result.group.to_owned(), direction.to_owned()))
-                .copied()
-                .ok_or_else(|| format!("no ratio in turns for {} {direction}", result.group))
-        };
+        let get = |direction| ratios.get(result.group, direction, "ratio in turns");
         result.turns = Some(TurnRatios {
             encode: get("encode")?,
             decode: get("decode")?,
@@ -171,25 +158,9 @@ pub fn attach_turns(results: &mut [PayloadResult], tsv: &str) -> Result<(), Stri
 /// Adds the counts of `scripts/codec-instructions.sh` (lines of `payload operation count`,
 /// tab-separated) to `results`; every payload must have all four operations.
 pub fn attach_instructions(results: &mut [PayloadResult], tsv: &str) -> Result<(), String> {
-    let mut counts = std::collections::HashMap::new();
-    for line in tsv.lines().filter(|line| !line.trim().is_empty()) {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [payload, operation, count] = fields.as_slice() else {
-            return Err(format!("not `payload<TAB>operation<TAB>count`: {line:?}"));
-        };
-        let count: u64 = count
-            .trim()
-            .parse()
-            .map_err(|_| format!("not an instruction count: {line:?}"))?;
-        counts.insert((payload.to_string(), operation.to_string()), count);
-    }
+    let counts = PayloadTable::read(tsv, ["operation", "count"], |count| count.parse().ok())?;
     for result in results {
-        let get = |operation: &str| {
-            counts
-                .get(&(result.group.to_owned(), operation.to_owned()))
-                .copied()
-                .ok_or_else(|| format!("no instruction count for {} {operation}", result.group))
-        };
+        let get = |operation| counts.get(result.group, operation, "instruction count");
         result.instructions = Some(Instructions {
             ours_encode: get("encode")?,
             ours_decode: get("decode")?,
@@ -198,6 +169,41 @@ pub fn attach_instructions(results: &mut [PayloadResult], tsv: &str) -> Result<(
         });
     }
     Ok(())
+}
+
+/// Figures by payload and by what they are of, from lines of `payload<TAB>key<TAB>value`.
+struct PayloadTable<T>(std::collections::HashMap<(String, String), T>);
+
+impl<T: Copy> PayloadTable<T> {
+    /// Every line of `tsv` but blank ones; `names` are the key's and the value's, for errors.
+    fn read(
+        tsv: &str,
+        names: [&str; 2],
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<PayloadTable<T>, String> {
+        let [key_name, value_name] = names;
+        let mut table = std::collections::HashMap::new();
+        for line in tsv.lines().filter(|line| !line.trim().is_empty()) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [payload, key, value] = fields.as_slice() else {
+                return Err(format!(
+                    "not `payload<TAB>{key_name}<TAB>{value_name}`: {line:?}"
+                ));
+            };
+            let value =
+                parse(value.trim()).ok_or_else(|| format!("not a {value_name}: {line:?}"))?;
+            table.insert((payload.to_string(), key.to_string()), value);
+        }
+        Ok(PayloadTable(table))
+    }
+
+    /// The figure of `payload` for `key`; `what` names it in the error when it is missing.
+    fn get(&self, payload: &str, key: &str, what: &str) -> Result<T, String> {
+        self.0
+            .get(&(payload.to_owned(), key.to_owned()))
+            .copied()
+            .ok_or_else(|| format!("no {what} for {payload} {key}"))
+    }
 }
 
 #[derive(Deserialize)]
