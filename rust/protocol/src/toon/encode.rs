@@ -433,10 +433,9 @@ impl<'o> Encoder<'o> {
         }
         // Every cell of the first row a primitive: the table can only be flat, and it is
         // written while its rows are checked, in one pass over them. Checking every row
-        // first and then writing them read a large table twice, and its time went to
-        // reading it from memory again (the codec bench's 10,000 rows encoded at 2.1–3.4×
-        // `serde_json::to_string`'s time in 0.91× its instructions). A row that is not one
-        // of the table's takes back what was written: the array takes list form.
+        // first and then writing them read every row twice (the codec bench's 10,000-row
+        // table: 23.5 M instructions an encode that way, 19.6 M in one pass). A row that is
+        // not one of the table's takes back what was written: the array takes list form.
         let columns: Vec<Column<'_>> = first.keys().map(|name| Column::Leaf(name)).collect();
         let written = self.out.len();
         self.header(key, rows.len(), false, Some(&columns));
