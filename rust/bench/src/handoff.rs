@@ -105,8 +105,9 @@ fn hand_off(warmup: usize, samples: usize, placement: Placement) -> Option<Measu
                 if number == 0 {
                     return;
                 }
-                slot.note_cpu();
                 slot.done.store(number, Ordering::Release);
+                // After the answer, so that the look at the CPU is not in the round trip.
+                slot.note_cpu();
             })
             .ok()?
     };
