@@ -27,6 +27,16 @@
 //!   within it; within the window, a look lasts a few times as long as the client's messages
 //!   usually take to come, so that a client that shares the worker's CPU (a loaded machine)
 //!   is not kept waiting for the CPU by a look for its own message for the whole window.
+//! - **The CPU given away between two looks.** A client that shares the worker's CPU was
+//!   woken by the reply, but the scheduler lets a running thread use up its time slice
+//!   before a woken one runs, so a look that only spun kept that client off the CPU until the
+//!   look ended, and the message it was to send came after it. Each pause between two looks
+//!   yields the CPU instead: such a client runs at once, and its message is there at the next
+//!   look; with no other thread waiting for that CPU, a yield returns at once. A yield may
+//!   hand the CPU to a busy thread for the rest of its slice, but a look that spins loses the
+//!   CPU to that thread when its own slice ends all the same: with two CPU-bound threads
+//!   beside the server, calls were no slower, at the median or in the tail, with the yields
+//!   than without (docs/BENCHMARKS.md).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -157,7 +167,7 @@ impl RequestWatch {
                 self.prompt = false;
                 return Looked::Nothing;
             }
-            std::hint::spin_loop();
+            pause_between_looks();
         }
     }
 
@@ -196,6 +206,12 @@ impl RequestWatch {
             last_reader.store(self.connection_id, Ordering::Relaxed);
         }
     }
+}
+
+/// The pause between two looks: the CPU offered to any thread waiting for it (a client
+/// sharing it, above all).
+fn pause_between_looks() {
+    std::thread::yield_now();
 }
 
 #[cfg(test)]
@@ -374,6 +390,46 @@ mod tests {
         );
         assert_eq!(watch.gave_up_after, Some(Duration::from_millis(20)));
         assert!(!watch.prompt);
+    }
+
+    /// A client woken by the reply on the worker's own CPU runs at the look's next pause
+    /// rather than when the look ends: the scheduler lets a running thread use up its time
+    /// slice before a woken one runs, so a look that only spun kept it from sending the
+    /// message looked for. Both threads are held on one CPU, the client woken while the
+    /// looking thread runs.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pause_between_looks_lets_a_client_waiting_for_the_cpu_run() {
+        use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+        use std::sync::atomic::AtomicBool;
+
+        let own = sched_getaffinity(None).unwrap();
+        let cpu = (0..CpuSet::MAX_CPU).find(|&cpu| own.is_set(cpu)).unwrap();
+        let mut only = CpuSet::new();
+        only.set(cpu);
+        sched_setaffinity(None, &only).unwrap();
+        let ran = Arc::new(AtomicBool::new(false));
+        let (reply, replied) = std::sync::mpsc::channel::<()>();
+        // Started while this thread is held, so held on the same CPU.
+        let client = {
+            let ran = Arc::clone(&ran);
+            std::thread::spawn(move || {
+                replied.recv().unwrap();
+                ran.store(true, Ordering::Release);
+            })
+        };
+        // The client waits for its reply meanwhile, as a blocking client does.
+        std::thread::sleep(Duration::from_millis(20));
+        reply.send(()).unwrap();
+        let mut pauses = 0;
+        while !ran.load(Ordering::Acquire) && pauses < 1000 {
+            pause_between_looks();
+            pauses += 1;
+        }
+        let client_ran = ran.load(Ordering::Acquire);
+        client.join().unwrap();
+        sched_setaffinity(None, &own).unwrap();
+        assert!(client_ran, "the client did not run in {pauses} pauses");
     }
 
     #[test]
