@@ -36,7 +36,7 @@ mod quote;
 mod scan;
 
 pub use error::DecodeError;
-pub use field::{decode_field_value, decode_quoted_key, key_is_bare};
+pub use field::{decode_field_value, decode_quoted_key, find_line_end, key_is_bare};
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};
 
 use serde_json::Value;
@@ -86,6 +86,7 @@ pub fn decode_bytes(bytes: &[u8], options: &DecodeOptions) -> Result<Value, Deco
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::borrow::Cow;
 
     /// What the decoder makes of `token` as a field's value, or `None` for an error.
     fn as_the_decoder_reads_it(token: &str) -> Option<Value> {
@@ -156,13 +157,41 @@ mod tests {
             let mut quoted = String::new();
             quote::push_quoted(key, &mut quoted);
             let (decoded, end) = decode_quoted_key(&quoted).expect("a quoted key");
-            assert_eq!((decoded.as_str(), end), (key, quoted.len()));
+            assert_eq!((decoded.as_ref(), end), (key, quoted.len()));
+            let escaped = quoted.contains('\\');
+            assert_eq!(
+                matches!(decoded, Cow::Owned(_)),
+                escaped,
+                "copied only when escaped"
+            );
             let document = format!("{quoted}: 1");
             let value = decode(&document, &DecodeOptions::default()).expect("decodes");
             assert_eq!(value.get(key), Some(&Value::from(1)), "{key}");
         }
         assert_eq!(decode_quoted_key(r#""open"#), None);
+        assert_eq!(decode_quoted_key(r#""open\"#), None);
+        assert_eq!(decode_quoted_key(r#""bad \x escape": 1"#), None);
         assert_eq!(decode_quoted_key("bare"), None);
+        assert_eq!(
+            decode_quoted_key(r#""a": "b""#),
+            Some((Cow::Borrowed("a"), 3)),
+            "ends at its own closing quote"
+        );
+    }
+
+    #[test]
+    fn a_line_ends_at_its_first_newline_at_any_length() {
+        for length in 0..300 {
+            let mut line = "k".repeat(length).into_bytes();
+            assert_eq!(find_line_end(&line), None, "{length}");
+            for at in [0, length / 2, length] {
+                let mut with = line.clone();
+                with.insert(at, b'\n');
+                with.extend_from_slice(b"\nmore");
+                assert_eq!(find_line_end(&with), Some(at), "{length} {at}");
+            }
+            line.clear();
+        }
     }
 
     proptest! {

@@ -99,15 +99,11 @@ impl<'a> Lines<'a> {
         let Some(rest) = self.rest else {
             return Some(None);
         };
-        // Lines are short: bytes a time beat a searcher's set-up (the newline, a space and a
-        // CR are never inside a longer character of UTF-8, so every cut is on a boundary).
+        // The newline, a space and a CR are never inside a longer character of UTF-8, so
+        // every cut is on a boundary.
         let bytes = rest.as_bytes();
         let indent = bytes.iter().take_while(|&&byte| byte == b' ').count();
-        let end = indent
-            + bytes[indent..]
-                .iter()
-                .position(|&byte| byte == b'\n')
-                .unwrap_or(bytes.len() - indent);
+        let end = indent + toon::find_line_end(&bytes[indent..]).unwrap_or(bytes.len() - indent);
         self.rest = rest.get(end + 1..);
         let mut content_end = end;
         while content_end > indent && matches!(bytes[content_end - 1], b' ' | b'\r') {
@@ -140,10 +136,7 @@ impl<'a> Lines<'a> {
     /// with no `[` (an array's header) or quote before its colon.
     fn field(&mut self, content: &'a str) -> Option<(Cow<'a, str>, Option<Value>)> {
         let (key, after_colon) = match toon::decode_quoted_key(content) {
-            Some((key, end)) => {
-                let after = content[end..].strip_prefix(':')?;
-                (Cow::Owned(key), after)
-            }
+            Some((key, end)) => (key, content[end..].strip_prefix(':')?),
             None => {
                 let colon = content.bytes().position(|byte| byte == b':')?;
                 let key = &content[..colon];
