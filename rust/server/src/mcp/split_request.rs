@@ -627,6 +627,8 @@ mod tests {
             common.replace("id: 1", "id: 1.0"),
             common.replace("v: 1", "v: []"),
             common.replace("    args:\n      v: 1\n      w.x: \"a b\"\n", "    args:\n"),
+            common.replace("method: tools/call", "method: \"tools/call\""),
+            common.replace("jsonrpc: \"2.0\"", "jsonrpc:   \"2.0\""),
         ];
         for toon in &read_alike {
             assert!(
@@ -649,6 +651,11 @@ mod tests {
             common.replace("id: 1", "id: 1\nx: 0"),
             common.replace("name: run", "name: tools"),
             common.replace("method: tools/call", "method: tools/list"),
+            common.replace("method: tools/call", "method: \"tools/list\""),
+            common.replace("method: tools/call", "method: \"tools\\/call\""),
+            common.replace("jsonrpc: \"2.0\"", "jsonrpc: 2.0"),
+            common.replace("jsonrpc: \"2.0\"", "jsonrpc: \"2.1\""),
+            common.replace("jsonrpc: \"2.0\"", "jsonrpc: \"2.0\"\njsonrpc: \"2.0\""),
             common.replace("tool: echo", "tool: echo\n    x: 0"),
             common.replace("tool: echo", "tool: \"echo"),
             common.replace("v: 1", "v: \"1\" 2"),

@@ -35,12 +35,22 @@ use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
 use crate::mcp::messages::ParsedRequest;
 use crate::mcp::split_request::ToolsCallParams;
+use ide_mcp_protocol::jsonrpc::JSONRPC_VERSION;
 
 /// The largest message read here. Its decode charges at most its bytes of strings, an entry
 /// (72 bytes) for each of its lines (at least three bytes each) and the room of its five
 /// objects (at most 16 entries each): about 25 times its size plus 6 KiB, well within the
 /// 16 times plus 1 MiB of its budget.
 pub(crate) const MAX_BYTES: usize = 8 * 1024;
+
+/// `jsonrpc`'s value as a frame spells it: quoted, since bare it would be a number.
+const QUOTED_JSONRPC_VERSION: &str = "\"2.0\"";
+/// `method`'s value as the encoder writes it, and quoted as another encoder may.
+const TOOLS_CALL: &str = "tools/call";
+const QUOTED_TOOLS_CALL: &str = "\"tools/call\"";
+
+// `QUOTED_JSONRPC_VERSION` spells the version JSON-RPC's own constant names.
+const _: () = assert!(matches!(JSONRPC_VERSION.as_bytes(), b"2.0"));
 
 /// The request of the frame, when it has the common shape and passes `limits`; `None` for
 /// anything else.
@@ -60,14 +70,24 @@ pub(crate) fn read(payload: &[u8], limits: &DecodeLimits) -> Option<ParsedReques
         if line.depth != 0 {
             return None;
         }
-        let (key, value) = lines.field(line.content)?;
-        match (key.as_ref(), value) {
+        let (key, token) = lines.field(line.content)?;
+        match (key.as_ref(), token) {
             ("params", None) if envelope.takes_params() && params.is_none() => {
                 params = Some(lines.params()?);
             }
-            ("id", Some(id)) => envelope.id(id)?,
-            ("jsonrpc", Some(Value::String(version))) => envelope.version(&version)?,
-            ("method", Some(Value::String(method))) => envelope.method(&method)?,
+            ("id", Some(id)) => envelope.id(lines.value(id)?)?,
+            // The one spelling of each string these may be (TOON writes "2.0" quoted, as it
+            // would read a number bare, and has no escape that spells a plain character), so
+            // it is compared as it is, not made a string first; any other value is the
+            // decoder's to read, as an envelope this reader does not take.
+            ("jsonrpc", Some(QUOTED_JSONRPC_VERSION)) => {
+                lines.took_string(JSONRPC_VERSION.len());
+                envelope.version(JSONRPC_VERSION)?;
+            }
+            ("method", Some(TOOLS_CALL | QUOTED_TOOLS_CALL)) => {
+                lines.took_string(TOOLS_CALL.len());
+                envelope.method(TOOLS_CALL)?;
+            }
             _ => return None,
         }
     }
@@ -131,10 +151,11 @@ impl<'a> Lines<'a> {
         (line.depth == depth).then_some(Some(line))
     }
 
-    /// A line's key and its value (`None` for `key:`, which opens an object). The key is
-    /// quoted, or bare as the encoder writes bare keys: then the decoder takes it as it is,
-    /// with no `[` (an array's header) or quote before its colon.
-    fn field(&mut self, content: &'a str) -> Option<(Cow<'a, str>, Option<Value>)> {
+    /// A line's key and its value's text (`None` for `key:`, which opens an object), which
+    /// [`Lines::value`] reads. The key is quoted, or bare as the encoder writes bare keys:
+    /// then the decoder takes it as it is, with no `[` (an array's header) or quote before
+    /// its colon.
+    fn field(&mut self, content: &'a str) -> Option<(Cow<'a, str>, Option<&'a str>)> {
         let (key, after_colon) = match toon::decode_quoted_key(content) {
             Some((key, end)) => (key, content[end..].strip_prefix(':')?),
             None => {
@@ -148,14 +169,21 @@ impl<'a> Lines<'a> {
         };
         self.longest_string = self.longest_string.max(key.len());
         let token = after_colon.trim_start_matches(' ');
-        if token.is_empty() {
-            return Some((key, None));
-        }
+        Some((key, (!token.is_empty()).then_some(token)))
+    }
+
+    /// A field's value read from its text as the decoder reads it.
+    fn value(&mut self, token: &str) -> Option<Value> {
         let value = toon::decode_field_value(token)?;
         if let Value::String(text) = &value {
-            self.longest_string = self.longest_string.max(text.len());
+            self.took_string(text.len());
         }
-        Some((key, Some(value)))
+        Some(value)
+    }
+
+    /// A string value of `length` bytes was taken.
+    fn took_string(&mut self, length: usize) {
+        self.longest_string = self.longest_string.max(length);
     }
 
     /// An object's fields at `depth`, each given to `field` with its value (`None` for one
@@ -166,7 +194,11 @@ impl<'a> Lines<'a> {
         mut field: impl FnMut(&mut Self, Cow<'a, str>, Option<Value>) -> Option<()>,
     ) -> Option<()> {
         while let Some(line) = self.next_at(depth)? {
-            let (key, value) = self.field(line.content)?;
+            let (key, token) = self.field(line.content)?;
+            let value = match token {
+                Some(token) => Some(self.value(token)?),
+                None => None,
+            };
             field(self, key, value)?;
         }
         Some(())
