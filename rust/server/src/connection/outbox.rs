@@ -148,18 +148,20 @@ impl Outbox {
 
     /// Moves queued messages into the batch, up to [`COALESCE_BYTES`].
     fn gather(&mut self, wire: Wire) {
-        // The TOON text of one message before it is framed; lives for this batch only.
-        let mut scratch = String::new();
-        while self.batch.len() < COALESCE_BYTES {
-            match self.queue.try_recv() {
-                Ok(message) => self.encode_with(wire, &message, &mut scratch),
-                Err(_) => break,
+        // The TOON text of one message before it is framed: this thread's, kept between
+        // batches.
+        spare_buffer::with_text(|scratch| {
+            while self.batch.len() < COALESCE_BYTES {
+                match self.queue.try_recv() {
+                    Ok(message) => self.encode_with(wire, &message, scratch),
+                    Err(_) => break,
+                }
             }
-        }
+        });
     }
 
     fn encode(&mut self, wire: Wire, message: &Outgoing) {
-        self.encode_with(wire, message, &mut String::new());
+        spare_buffer::with_text(|scratch| self.encode_with(wire, message, scratch));
     }
 
     fn encode_with(&mut self, wire: Wire, message: &Outgoing, scratch: &mut String) {

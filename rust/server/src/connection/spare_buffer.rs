@@ -7,7 +7,9 @@
 //! each kind is kept per thread: a thread serves one connection at a time, and a kept read
 //! buffer is the size of one read, a block the allocator would otherwise hand out and take
 //! back for every call (a block that size takes its slow path, which first merges every small
-//! block freed since).
+//! block freed since). The outbox's scratch text (a frame's TOON before its header can be
+//! written) is kept the same way: made afresh for every batch, it was an allocation and a
+//! free for every reply over frames.
 
 use std::cell::Cell;
 
@@ -27,6 +29,7 @@ pub(super) enum Use {
 
 thread_local! {
     static SPARE: [Cell<BytesMut>; 2] = [Cell::new(BytesMut::new()), Cell::new(BytesMut::new())];
+    static SPARE_TEXT: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// A buffer for `what`: this thread's spare one, or a new empty one.
@@ -48,6 +51,19 @@ pub(super) fn give_back(what: Use, mut buffer: BytesMut) {
         return;
     }
     let _ = SPARE.try_with(|spare| spare[what as usize].set(buffer));
+}
+
+/// Runs `work` on this thread's spare text, emptied, and keeps the text for the next call
+/// unless it grew past what is kept. A call made while another one's `work` runs (none does
+/// today) gets a new text of its own.
+pub(super) fn with_text<R>(work: impl FnOnce(&mut String) -> R) -> R {
+    let mut text = SPARE_TEXT.try_with(Cell::take).unwrap_or_default();
+    text.clear();
+    let result = work(&mut text);
+    if text.capacity() <= KEPT_CAPACITY {
+        let _ = SPARE_TEXT.try_with(|spare| spare.set(text));
+    }
+    result
 }
 
 #[cfg(test)]
@@ -89,5 +105,33 @@ mod tests {
         large.extend_from_slice(b"x");
         give_back(Use::Read, large);
         assert_eq!(take(Use::Read).capacity(), 0);
+    }
+
+    #[test]
+    fn the_spare_text_is_kept_emptied_and_one_grown_past_the_limit_is_let_go() {
+        let storage = with_text(|text| {
+            text.push_str("jsonrpc: \"2.0\"");
+            text.as_ptr()
+        });
+        let again = with_text(|text| {
+            assert!(text.is_empty(), "the text is handed out empty");
+            assert!(text.capacity() > 0, "the text kept its storage");
+            text.as_ptr()
+        });
+        assert_eq!(again, storage, "the same storage is handed out again");
+        // A call inside another one's work gets a text of its own.
+        with_text(|outer| {
+            outer.push('a');
+            with_text(|inner| {
+                assert!(inner.is_empty());
+                assert_ne!(inner.as_ptr(), outer.as_ptr());
+            });
+        });
+        with_text(|text| text.reserve(KEPT_CAPACITY + 1));
+        assert_eq!(
+            with_text(|text| text.capacity()),
+            0,
+            "a grown text is not kept"
+        );
     }
 }
