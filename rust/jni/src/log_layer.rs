@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 use tracing::field::{Field, Visit};
+use tracing::level_filters::LevelFilter;
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
@@ -32,9 +33,30 @@ pub fn level_number(level: &Level) -> u8 {
     }
 }
 
-/// Sets the most verbose level forwarded (0 turns forwarding off).
+/// Sets the most verbose level forwarded (0 turns forwarding off), and has every callsite
+/// asked again whether it is wanted: each one remembers the answer, so an event below the level
+/// costs its callsite one comparison instead of a question to the subscriber every time.
 pub fn set_max_level(level: u8) {
     MAX_LEVEL.store(level.min(5), Ordering::Relaxed);
+    tracing::callsite::rebuild_interest_cache();
+}
+
+/// Whether events at `level` are forwarded at the current most verbose level.
+fn wanted(level: &Level) -> bool {
+    level_number(level) <= MAX_LEVEL.load(Ordering::Relaxed)
+}
+
+/// The current most verbose level as tracing's filter, for its global check before a
+/// callsite is looked at.
+fn max_level_filter() -> LevelFilter {
+    match MAX_LEVEL.load(Ordering::Relaxed) {
+        0 => LevelFilter::OFF,
+        1 => LevelFilter::ERROR,
+        2 => LevelFilter::WARN,
+        3 => LevelFilter::INFO,
+        4 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
+    }
 }
 
 /// Makes the layer the process's tracing subscriber, once. When something else in this copy
@@ -51,13 +73,22 @@ pub fn install_once() {
 pub struct JavaLogLayer;
 
 impl<S: Subscriber> Layer<S> for JavaLogLayer {
-    fn register_callsite(&self, _metadata: &'static Metadata<'static>) -> Interest {
-        // The level can change at run time, so every callsite is asked each time.
-        Interest::sometimes()
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        // Kept by the callsite until the level changes (`set_max_level` has every callsite
+        // registered again).
+        if wanted(metadata.level()) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
     }
 
     fn enabled(&self, metadata: &Metadata<'_>, _context: Context<'_, S>) -> bool {
-        level_number(metadata.level()) <= MAX_LEVEL.load(Ordering::Relaxed)
+        wanted(metadata.level())
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        Some(max_level_filter())
     }
 
     fn on_event(&self, event: &Event<'_>, _context: Context<'_, S>) {
@@ -113,6 +144,45 @@ mod tests {
     fn levels_map_to_the_numbers_java_uses() {
         assert_eq!(level_number(&Level::ERROR), 1);
         assert_eq!(level_number(&Level::TRACE), 5);
+    }
+
+    #[test]
+    fn a_level_change_reaches_callsites_that_already_answered() {
+        struct Count(std::sync::atomic::AtomicUsize);
+        impl<S: Subscriber> Layer<S> for &'static Count {
+            fn on_event(&self, _event: &Event<'_>, _context: Context<'_, S>) {
+                self.0.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let count: &'static Count = Box::leak(Box::new(Count(Default::default())));
+        let subscriber = tracing_subscriber::registry()
+            .with(JavaLogLayer)
+            .with(count);
+        // One callsite, asked at each level: it remembers its answer until the level changes.
+        fn one_info_event() {
+            tracing::info!("judged");
+        }
+        let seen = || count.0.load(Ordering::Relaxed);
+        tracing::subscriber::with_default(subscriber, || {
+            set_max_level(2);
+            one_info_event();
+            assert_eq!(
+                seen(),
+                0,
+                "an info event at the warn level is not forwarded"
+            );
+            set_max_level(3);
+            one_info_event();
+            assert_eq!(
+                seen(),
+                1,
+                "the callsite is asked again when the level rises"
+            );
+            set_max_level(2);
+            one_info_event();
+            assert_eq!(seen(), 1, "and again when it falls");
+            set_max_level(3);
+        });
     }
 
     #[test]
