@@ -29,8 +29,13 @@ pub struct PendingCall {
     pub context: Option<JavaRef>,
 }
 
+/// The calls waiting for Java, by id. The ids are this library's own counter, never a
+/// client's, so a fast hash cannot be steered into collisions (the standard library's
+/// keyed hash cost each call's registration and answer tens of nanoseconds more).
+type CallTable = HashMap<u64, PendingCall, foldhash::fast::RandomState>;
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-static CALLS: Mutex<Option<HashMap<u64, PendingCall>>> = Mutex::new(None);
+static CALLS: Mutex<Option<CallTable>> = Mutex::new(None);
 static CONFIRMATIONS: YesNoTable = YesNoTable::new();
 static ADMISSIONS: YesNoTable = YesNoTable::new();
 
@@ -83,11 +88,11 @@ fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-fn with_calls<R>(work: impl FnOnce(&mut HashMap<u64, PendingCall>) -> R) -> R {
+fn with_calls<R>(work: impl FnOnce(&mut CallTable) -> R) -> R {
     let mut calls = CALLS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    work(calls.get_or_insert_with(HashMap::new))
+    work(calls.get_or_insert_with(CallTable::default))
 }
 
 /// Registers a call and returns its id.
