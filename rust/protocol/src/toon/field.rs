@@ -39,7 +39,7 @@ pub fn decode_field_value(token: &str) -> Option<Value> {
 
 /// A key quoted at the start of `text`, decoded, and the offset just past its closing quote;
 /// `None` when it is broken. Borrowed from `text` when it holds no escape (a key such as
-/// `"dev.lain.claudejb/token"`, quoted only for its `/`). With [`key_is_bare`], what a
+/// `"dev.lain.claudejb/token"`, quoted only for its `/`). With [`bare_key_length`], what a
 /// line-by-line reader needs to read a key as the decoder does.
 #[inline]
 pub fn decode_quoted_key(text: &str) -> Option<(Cow<'_, str>, usize)> {
@@ -63,9 +63,10 @@ pub fn find_line_end(bytes: &[u8]) -> Option<usize> {
     byte_search::find_byte(b'\n', bytes)
 }
 
-/// Whether `key` is one the encoder writes bare (`^[A-Za-z_][A-Za-z0-9_.]*$`), which the
-/// decoder then reads back as it is.
+/// The length of the key the encoder would write bare (`[A-Za-z_][A-Za-z0-9_.]*`) that
+/// `text` starts with, 0 when it starts with none: a line `key: value` whose bare key is
+/// followed by its colon is read by the decoder with that key as it is.
 #[inline]
-pub fn key_is_bare(key: &str) -> bool {
-    quote::key_is_bare(key)
+pub fn bare_key_length(text: &str) -> usize {
+    quote::bare_key_length(text)
 }

@@ -36,7 +36,7 @@ mod quote;
 mod scan;
 
 pub use error::DecodeError;
-pub use field::{decode_field_value, decode_quoted_key, find_line_end, key_is_bare};
+pub use field::{bare_key_length, decode_field_value, decode_quoted_key, find_line_end};
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};
 
 use serde_json::Value;

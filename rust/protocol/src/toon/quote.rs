@@ -81,13 +81,22 @@ static BARE_KEY_BYTE: [bool; 256] = {
 
 /// Whether a key may be written bare: `^[A-Za-z_][A-Za-z0-9_.]*$`.
 pub(crate) fn key_is_bare(key: &str) -> bool {
-    let bytes = key.as_bytes();
+    !key.is_empty() && bare_key_length(key) == key.len()
+}
+
+/// The length of the bare key (`[A-Za-z_][A-Za-z0-9_.]*`) that `text` starts with, 0 when it
+/// starts with none.
+pub(crate) fn bare_key_length(text: &str) -> usize {
+    let bytes = text.as_bytes();
     match bytes.first() {
         // One table look-up a byte, where the character classes took five comparisons.
         Some(first) if first.is_ascii_alphabetic() || *first == b'_' => {
-            bytes[1..].iter().all(|&b| BARE_KEY_BYTE[usize::from(b)])
+            1 + bytes[1..]
+                .iter()
+                .take_while(|&&b| BARE_KEY_BYTE[usize::from(b)])
+                .count()
         }
-        _ => false,
+        _ => 0,
     }
 }
 
@@ -353,6 +362,25 @@ mod tests {
         }
         for key in ["", "9a", "-lead", "a b", "a:b", "café", "a-b", ".a"] {
             assert!(!key_is_bare(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_bare_key_is_measured_up_to_the_first_byte_no_bare_key_holds() {
+        let cases = [
+            ("id: 12", 2),
+            ("user.name_2:", 11),
+            ("a", 1),
+            ("a b: 1", 1),
+            ("café: x", 3),
+            ("", 0),
+            (": x", 0),
+            ("9a: x", 0),
+            ("\"quoted\": x", 0),
+            ("[2]: a,b", 0),
+        ];
+        for (text, length) in cases {
+            assert_eq!(bare_key_length(text), length, "{text}");
         }
     }
 

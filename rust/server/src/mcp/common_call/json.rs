@@ -13,7 +13,6 @@ use serde_json::{Map, Number, Value};
 use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
 use crate::mcp::messages::ParsedRequest;
-use crate::mcp::split_request::ToolsCallParams;
 
 /// How deep `args` may nest here: the strict parser counts from the line's root, four levels
 /// above `args`, so anything near its limit is left to it.
@@ -166,7 +165,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// `tools/call`'s params: `_meta`, `name` and (after a `name` of `run`) `arguments`.
-    fn params(&mut self, line_length: usize) -> Option<ToolsCallParams> {
+    fn params(&mut self, line_length: usize) -> Option<Params> {
         let mut params = Params::default();
         self.object(|line, key| match key {
             "_meta" => {
@@ -178,8 +177,8 @@ impl<'a> Cursor<'a> {
                 params.meta(meta)
             }
             "name" => {
-                let name = Value::String(line.string()?.to_owned());
-                params.name(name)
+                let name = line.string()?;
+                params.name(name == "run")
             }
             "arguments" => {
                 let mut arguments = params.start_arguments()?;
@@ -198,7 +197,7 @@ impl<'a> Cursor<'a> {
             }
             _ => None,
         })?;
-        Some(params.finish())
+        Some(params)
     }
 
     /// `run`'s `args`: any JSON value. An object of plain members, as most tools' arguments

@@ -16,14 +16,14 @@
 pub(crate) mod json;
 pub(crate) mod toon;
 
-use ide_mcp_protocol::json::split::Split;
 use ide_mcp_protocol::jsonrpc::{Id, JSONRPC_VERSION};
 use serde_json::{Map, Value};
 
 use crate::limits::DecodeLimits;
-use crate::mcp::messages::{ParsedRequest, RUN_MEMBERS};
-use crate::mcp::meta::META_MEMBERS;
-use crate::mcp::split_request::ToolsCallParams;
+use crate::mcp::messages::{
+    ClientRequest, MetaTool, ParsedRequest, RunMembers, ToolArguments, RUN_MEMBERS,
+};
+use crate::mcp::meta::{RequestMeta, META_MEMBERS};
 use crate::wire::Wire;
 
 const _: () = assert!(
@@ -88,35 +88,50 @@ impl Envelope {
     }
 
     /// The request, when the envelope makes one (`jsonrpc` "2.0", an `id` that can be one;
-    /// any other envelope is an error the decoder's way words) and the message passes
+    /// any other envelope is an error the decoder's way words) with `params` (which named
+    /// `run`; without a `name` the decoder's way words the error too), and the message passes
     /// `limits`: every key and string the reader took (`args` aside) within the longest
-    /// allowed (`longest_string`), and `args` as deep as it sits.
+    /// allowed (`longest_string`), and `args` as deep as it sits. Built here as the
+    /// decoder's way builds it from the same members (`ToolsCallParams::into_request`),
+    /// without the params' objects made first.
     fn finish(
         self,
-        params: ToolsCallParams,
+        params: Params,
         longest_string: usize,
         limits: &DecodeLimits,
     ) -> Option<ParsedRequest> {
-        if self.version != Some(true) || !self.method {
+        if self.version != Some(true) || !self.method || !params.named_run {
             return None;
         }
         let id = Id::from_value(self.id.as_ref()?)?;
         if longest_string > limits.max_string_bytes {
             return None;
         }
-        if let Some(Split::Object(([Some(args), _], _))) = &params.arguments {
+        if let Some([Some(args), _]) = &params.arguments {
             limits.check_at(args, ARGS_DEPTH).ok()?;
         }
-        Some(params.into_request(id))
+        let meta = RequestMeta::from_members(params.meta.unwrap_or_default());
+        let arguments = match params.arguments {
+            Some([args, tool]) => ToolArguments::Run(Box::new(RunMembers { args, tool })),
+            None => ToolArguments::Object(Map::new()),
+        };
+        Some(ParsedRequest {
+            id,
+            meta,
+            request: Ok(ClientRequest::ToolsCall {
+                tool: MetaTool::Run,
+                arguments,
+            }),
+        })
     }
 }
 
-/// `tools/call`'s params read so far: `_meta`, `name` (which is `run`) and, after it,
-/// `arguments`.
+/// `tools/call`'s params read so far: `_meta`, whether `name` (which is `run`) came, and,
+/// after it, `arguments`.
 #[derive(Default)]
 struct Params {
     meta: Option<[Option<Value>; META_MEMBERS.len()]>,
-    name: Option<Value>,
+    named_run: bool,
     arguments: Option<[Option<Value>; RUN_MEMBERS.len()]>,
 }
 
@@ -131,36 +146,23 @@ impl Params {
         Some(())
     }
 
-    /// `name`, once, and `run`.
-    fn name(&mut self, name: Value) -> Option<()> {
-        if self.name.is_some() || name.as_str() != Some("run") {
+    /// `name`, once, and `run` (`is_run`: the caller read it as exactly that string).
+    fn name(&mut self, is_run: bool) -> Option<()> {
+        if self.named_run || !is_run {
             return None;
         }
-        self.name = Some(name);
+        self.named_run = true;
         Some(())
     }
 
     /// Starts `arguments`, which may come once and after `name`.
     fn start_arguments(&self) -> Option<Arguments> {
-        (self.name.is_some() && self.arguments.is_none()).then(Arguments::default)
+        (self.named_run && self.arguments.is_none()).then(Arguments::default)
     }
 
     fn arguments(&mut self, arguments: Arguments) -> Option<()> {
         self.arguments = Some(arguments.0);
         Some(())
-    }
-
-    fn finish(self) -> ToolsCallParams {
-        ToolsCallParams {
-            meta: self
-                .meta
-                .map(|members| Split::Object((members, Map::new()))),
-            name: self.name,
-            arguments: self
-                .arguments
-                .map(|members| Split::Object((members, Map::new()))),
-            rest: Map::new(),
-        }
     }
 }
 

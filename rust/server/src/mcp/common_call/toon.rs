@@ -34,7 +34,6 @@ use serde_json::{Map, Value};
 use super::{Envelope, Params};
 use crate::limits::DecodeLimits;
 use crate::mcp::messages::ParsedRequest;
-use crate::mcp::split_request::ToolsCallParams;
 use ide_mcp_protocol::jsonrpc::JSONRPC_VERSION;
 
 /// The largest message read here. Its decode charges at most its bytes of strings, an entry
@@ -48,6 +47,9 @@ const QUOTED_JSONRPC_VERSION: &str = "\"2.0\"";
 /// `method`'s value as the encoder writes it, and quoted as another encoder may.
 const TOOLS_CALL: &str = "tools/call";
 const QUOTED_TOOLS_CALL: &str = "\"tools/call\"";
+/// `name`'s value, bare as the encoder writes it and quoted.
+const RUN: &str = "run";
+const QUOTED_RUN: &str = "\"run\"";
 
 // `QUOTED_JSONRPC_VERSION` spells the version JSON-RPC's own constant names.
 const _: () = assert!(matches!(JSONRPC_VERSION.as_bytes(), b"2.0"));
@@ -156,16 +158,17 @@ impl<'a> Lines<'a> {
     /// then the decoder takes it as it is, with no `[` (an array's header) or quote before
     /// its colon.
     fn field(&mut self, content: &'a str) -> Option<(Cow<'a, str>, Option<&'a str>)> {
-        let (key, after_colon) = match toon::decode_quoted_key(content) {
-            Some((key, end)) => (key, content[end..].strip_prefix(':')?),
-            None => {
-                let colon = content.bytes().position(|byte| byte == b':')?;
-                let key = &content[..colon];
-                if !toon::key_is_bare(key) {
-                    return None;
-                }
-                (Cow::Borrowed(key), &content[colon + 1..])
-            }
+        let bare = toon::bare_key_length(content);
+        let (key, after_colon) = if bare > 0 {
+            // The first byte past a bare key is the colon, or the key is not one the decoder
+            // reads as it is (its colon comes after a byte no bare key holds).
+            (
+                Cow::Borrowed(&content[..bare]),
+                content[bare..].strip_prefix(':')?,
+            )
+        } else {
+            let (key, end) = toon::decode_quoted_key(content)?;
+            (key, content[end..].strip_prefix(':')?)
         };
         self.longest_string = self.longest_string.max(key.len());
         let token = after_colon.trim_start_matches(' ');
@@ -186,39 +189,39 @@ impl<'a> Lines<'a> {
         self.longest_string = self.longest_string.max(length);
     }
 
-    /// An object's fields at `depth`, each given to `field` with its value (`None` for one
-    /// that opens an object, which `field` reads from the lines after it).
+    /// An object's fields at `depth`, each given to `field` with its value's text (`None` for
+    /// one that opens an object, which `field` reads from the lines after it).
     fn object(
         &mut self,
         depth: usize,
-        mut field: impl FnMut(&mut Self, Cow<'a, str>, Option<Value>) -> Option<()>,
+        mut field: impl FnMut(&mut Self, Cow<'a, str>, Option<&'a str>) -> Option<()>,
     ) -> Option<()> {
         while let Some(line) = self.next_at(depth)? {
             let (key, token) = self.field(line.content)?;
-            let value = match token {
-                Some(token) => Some(self.value(token)?),
-                None => None,
-            };
-            field(self, key, value)?;
+            field(self, key, token)?;
         }
         Some(())
     }
 
     /// `tools/call`'s params, on the lines one level deep.
-    fn params(&mut self) -> Option<ToolsCallParams> {
+    fn params(&mut self) -> Option<Params> {
         let mut params = Params::default();
-        self.object(1, |lines, key, value| match (key.as_ref(), value) {
+        self.object(1, |lines, key, token| match (key.as_ref(), token) {
             ("_meta", None) => {
                 let mut meta = params.start_meta()?;
-                lines.object(2, |_, key, value| meta.set(&key, value?))?;
+                lines.object(2, |lines, key, token| meta.set(&key, lines.value(token?)?))?;
                 params.meta(meta)
             }
-            ("name", Some(name)) => params.name(name),
+            // `run` has one spelling, bare or quoted (as `method`'s value).
+            ("name", Some(name)) => {
+                lines.took_string(RUN.len());
+                params.name(matches!(name, RUN | QUOTED_RUN))
+            }
             ("arguments", None) => {
                 let mut arguments = params.start_arguments()?;
-                lines.object(2, |lines, key, value| match (key.as_ref(), value) {
-                    ("tool", Some(tool)) => arguments.tool(tool),
-                    ("args", Some(args)) => arguments.args(args),
+                lines.object(2, |lines, key, token| match (key.as_ref(), token) {
+                    ("tool", Some(tool)) => arguments.tool(lines.value(tool)?),
+                    ("args", Some(args)) => arguments.args(lines.value(args)?),
                     ("args", None) => arguments.args(lines.flat_object(3)?),
                     _ => None,
                 })?;
@@ -226,18 +229,19 @@ impl<'a> Lines<'a> {
             }
             _ => None,
         })?;
-        Some(params.finish())
+        Some(params)
     }
 
     /// An object whose fields (at `depth`, perhaps none) all have values.
     fn flat_object(&mut self, depth: usize) -> Option<Value> {
         let mut object = Map::new();
-        self.object(depth, |_, key, value| {
+        self.object(depth, |lines, key, token| {
+            let value = lines.value(token?)?;
             let key = key.into_owned();
             if object.contains_key(&key) {
                 return None;
             }
-            object.insert(key, value?);
+            object.insert(key, value);
             Some(())
         })?;
         Some(Value::Object(object))
