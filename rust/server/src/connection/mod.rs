@@ -227,12 +227,7 @@ pub(crate) async fn serve(
                 if let Err(error) = ready {
                     break 'connection format!("read failed: {error}");
                 }
-                if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
-                    if buffer.is_empty() {
-                        buffer = spare_buffer::take(spare_buffer::Use::Read);
-                    }
-                    buffer.reserve(READ_CHUNK_BYTES);
-                }
+                make_read_room(&mut buffer);
                 match read_half.try_read_buf(&mut buffer) {
                     Ok(0) => break 'connection client_closed(&mut decoder, &mut buffer, inbound_ceiling),
                     Ok(_) => watch.arrived(&shared.last_reader),
@@ -248,6 +243,18 @@ pub(crate) async fn serve(
     session.in_flight.cancel_all();
     // What was answered before the close still goes out, within the write timeout.
     outbox.finish(decoder.wire().unwrap_or(Wire::Frames)).await;
+}
+
+/// Makes room in `buffer` for a read: a buffer kept by the thread when it has none at all (an
+/// idle connection gives its buffer back), or about a chunk more when less than half of one
+/// is left.
+fn make_read_room(buffer: &mut bytes::BytesMut) {
+    if buffer.capacity() - buffer.len() < READ_CHUNK_BYTES / 2 {
+        if buffer.is_empty() {
+            *buffer = spare_buffer::take(spare_buffer::Use::Read);
+        }
+        buffer.reserve(READ_CHUNK_BYTES);
+    }
 }
 
 /// The reason to close when the client has closed its side: a message cut short by it is

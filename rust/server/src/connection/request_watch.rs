@@ -45,9 +45,6 @@ use bytes::BytesMut;
 
 use crate::platform::{recv_now_on_half, StreamReadHalf};
 
-/// How much one look reads at most; the rest of a longer message is read the usual way.
-const LOOK_CHUNK_BYTES: usize = 4 * 1024;
-
 /// Within the window, a look lasts this many times the client's usual wait (`usual_wait`):
 /// long enough for the spread of a client's turnaround, short enough that a client kept off
 /// the CPU by the look itself gets it back soon. That happens when client and worker share a
@@ -141,14 +138,13 @@ impl RequestWatch {
         if !self.would_look(last_reader) {
             return Looked::Nothing;
         }
-        // On this thread's stack, not in the connection's future.
-        let mut chunk = [0u8; LOOK_CHUNK_BYTES];
+        // Straight into the connection's buffer, whose room is not zeroed first.
+        super::make_read_room(buffer);
         let look_for = self.look_length();
         loop {
-            match recv_now_on_half(socket, &mut chunk) {
+            match recv_now_on_half(socket, buffer) {
                 Ok(0) => return Looked::Closed,
-                Ok(read) => {
-                    buffer.extend_from_slice(&chunk[..read]);
+                Ok(_) => {
                     self.idle_since = None;
                     self.found_after(started.elapsed());
                     return Looked::Bytes;

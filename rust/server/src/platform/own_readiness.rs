@@ -17,8 +17,8 @@
 //! A message the look takes costs neither. Each connection holds one more descriptor (its
 //! set) for as long as it lives, so the connection caps bound those as they bound sockets.
 //!
-//! Its reads retry `EINTR` like `unix.rs`'s `recv_fd_now`, but into the buffer's uninitialised
-//! room, which that function (over an initialised slice) cannot take.
+//! Its reads are `unix.rs`'s `recv_fd_into` (the look at the socket's too): into the buffer's
+//! uninitialised room, retrying `EINTR`.
 
 use std::future::Future;
 use std::io;
@@ -224,29 +224,8 @@ impl OwnReadHalf {
     /// Reads what is waiting into `buffer`'s spare room: `Ok(0)` at the peer's hang-up,
     /// `WouldBlock` when nothing waits.
     pub(crate) fn try_read_buf<B: BufMut>(&self, buffer: &mut B) -> io::Result<usize> {
-        let spare = buffer.chunk_mut();
-        // SAFETY: `recv` only writes into the slice, and returns how many of its bytes it
-        // wrote; exactly those are then marked as filled.
-        let room = unsafe {
-            std::slice::from_raw_parts_mut(
-                spare.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                spare.len(),
-            )
-        };
-        let read = loop {
-            match rustix::net::recv(
-                &self.connection.socket,
-                &mut *room,
-                rustix::net::RecvFlags::DONTWAIT,
-            ) {
-                Ok(((filled, _), _)) => break filled.len(),
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(errno) => return Err(self.connection.failed(READ, errno)),
-            }
-        };
-        // SAFETY: `recv` initialised the first `read` bytes of the spare room.
-        unsafe { buffer.advance_mut(read) };
-        Ok(read)
+        super::unix::recv_fd_into(self.connection.socket.as_fd(), buffer)
+            .map_err(|errno| self.connection.failed(READ, errno))
     }
 }
 

@@ -3,8 +3,11 @@
 //! (`unix/fs.rs`).
 
 use std::io;
+use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+
+use bytes::{BufMut, BytesMut};
 
 pub(crate) mod fs;
 
@@ -80,13 +83,41 @@ fn recv_fd_now(socket: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io::Re
     }
 }
 
-/// [`recv_now`] on the read half of a split stream.
-pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut [u8]) -> io::Result<usize> {
+/// What is already waiting on the read half of a split stream, read without blocking into
+/// `buffer`'s spare room (at least some room is made if it has none) and marked as filled:
+/// `Ok(0)` when the peer has hung up, `WouldBlock` when nothing waits. Asked of the socket
+/// itself, as [`recv_now`] is; the room is not zeroed first (a connection's look at its socket
+/// made before every wait zeroed a 4 KiB chunk for it).
+pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut BytesMut) -> io::Result<usize> {
     #[cfg(target_os = "linux")]
     let fd = half.as_fd();
     #[cfg(not(target_os = "linux"))]
     let fd = half.as_ref().as_fd();
-    recv_fd_now(fd, buffer)
+    recv_fd_into(fd, buffer).map_err(io::Error::from)
+}
+
+/// Reads what is waiting on `socket` without blocking into `buffer`'s spare room, retrying
+/// `EINTR`, and marks what it read as filled.
+pub(super) fn recv_fd_into(
+    socket: std::os::fd::BorrowedFd<'_>,
+    buffer: &mut impl BufMut,
+) -> Result<usize, rustix::io::Errno> {
+    let spare = buffer.chunk_mut();
+    // SAFETY: `recv` only writes into the slice, and returns how many of its bytes it wrote;
+    // exactly those are then marked as filled.
+    let room = unsafe {
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<u8>>(), spare.len())
+    };
+    let read = loop {
+        match rustix::net::recv(socket, &mut *room, rustix::net::RecvFlags::DONTWAIT) {
+            Ok(((filled, _), _)) => break filled.len(),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(errno) => return Err(errno),
+        }
+    };
+    // SAFETY: `recv` initialised the first `read` bytes of the spare room.
+    unsafe { buffer.advance_mut(read) };
+    Ok(read)
 }
 
 /// Where runtime directories may go, best first: the system temp directory (`$TMPDIR`, or

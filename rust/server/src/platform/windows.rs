@@ -193,9 +193,19 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
 /// The read half of an accepted stream: the stream itself (see [`Stream::into_split`]).
 pub(crate) type StreamReadHalf = Stream;
 
-/// [`recv_now`] on the read half of a split stream.
-pub(crate) fn recv_now_on_half(half: &StreamReadHalf, buffer: &mut [u8]) -> io::Result<usize> {
-    recv_now(half, buffer)
+/// [`recv_now`] on the read half of a split stream, into `buffer`'s spare room (zeroed
+/// first here: the socket's `read` takes an initialised slice), marked as filled.
+pub(crate) fn recv_now_on_half(
+    half: &StreamReadHalf,
+    buffer: &mut bytes::BytesMut,
+) -> io::Result<usize> {
+    /// The most one read takes: what a connection's look took on every platform.
+    const MOST: usize = 4 * 1024;
+    let filled = buffer.len();
+    buffer.resize(filled + MOST, 0);
+    let read = recv_now(half, &mut buffer[filled..]);
+    buffer.truncate(filled + *read.as_ref().unwrap_or(&0));
+    read
 }
 
 /// The peer of an accepted stream: its pid (`SIO_AF_UNIX_GETPEERPID`, recorded by the system
