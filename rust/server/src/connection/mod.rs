@@ -89,6 +89,7 @@ pub(crate) async fn serve(
         shared: Arc::clone(&shared),
         server,
         cancellation: cancellation.clone(),
+        _call_tokens_anchor: cancellation.child_token(),
         outgoing,
         bad_messages: 0,
         unauthenticated: Some(unauthenticated),

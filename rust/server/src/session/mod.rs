@@ -48,6 +48,10 @@ pub(crate) struct Session {
     pub(crate) identity: ClientIdentity,
     /// Fires when the connection closes; every call's token is a child of it.
     pub(crate) cancellation: CancellationToken,
+    /// A child of `cancellation` held for the connection's life, never used: a token keeps its
+    /// children in a list that it frees when the last child goes and allocates again for the
+    /// next one, which was an allocation and a free for every call made one at a time.
+    pub(crate) _call_tokens_anchor: CancellationToken,
     /// The writer's queue: replies and notifications, in the order they are sent.
     pub(crate) outgoing: mpsc::Sender<Outgoing>,
     /// The calls in flight on this connection.
