@@ -76,6 +76,65 @@ fn recv_now_tells_waiting_bytes_from_nothing_and_from_a_hang_up() {
     }
 }
 
+/// `recv_now_on_half` until it reads something (the bytes reach the socket buffer as `write`
+/// returns on a local socket, but the test does not count on it).
+fn recv_on_half_until_some(half: &StreamReadHalf, buffer: &mut bytes::BytesMut) -> usize {
+    loop {
+        match recv_now_on_half(half, buffer) {
+            Ok(count) => return count,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::yield_now()
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+}
+
+#[test]
+fn recv_now_on_half_appends_within_the_room_and_leaves_the_rest_on_the_socket() {
+    use std::io::Write;
+    let (_dir, read_half, mut client) = accepted_read_half();
+    let mut buffer = bytes::BytesMut::with_capacity(64);
+    buffer.extend_from_slice(b"held:");
+    let nothing = recv_now_on_half(&read_half, &mut buffer).unwrap_err();
+    assert_eq!(nothing.kind(), std::io::ErrorKind::WouldBlock);
+    assert_eq!(
+        &buffer[..],
+        b"held:",
+        "nothing read leaves the buffer as it was"
+    );
+    let message: Vec<u8> = (0..100_000u32).map(|index| (index % 251) as u8).collect();
+    let writer = std::thread::spawn(move || {
+        client.write_all(&message).unwrap();
+        (client, message)
+    });
+    // Read with the buffer's room only: each read fills at most what room there was.
+    let mut room_exceeded = false;
+    while buffer.len() < 5 + 100_000 {
+        let room = buffer.capacity() - buffer.len();
+        let read = recv_on_half_until_some(&read_half, &mut buffer);
+        assert_ne!(read, 0, "no hang-up before the whole message");
+        room_exceeded |= room > 0 && read > room;
+        if buffer.capacity() == buffer.len() {
+            buffer.reserve(4096);
+        }
+    }
+    assert!(!room_exceeded, "a read took more than the buffer's room");
+    let (client, message) = writer.join().unwrap();
+    assert_eq!(&buffer[..5], b"held:");
+    assert_eq!(
+        &buffer[5..],
+        &message[..],
+        "every byte, in order, after those held"
+    );
+    drop(client);
+    assert_eq!(
+        recv_on_half_until_some(&read_half, &mut buffer),
+        0,
+        "the hang-up"
+    );
+}
+
 #[test]
 fn a_socket_path_longer_than_sun_path_is_refused_before_bind_with_the_limit_named() {
     let dir = tempfile::tempdir().unwrap();

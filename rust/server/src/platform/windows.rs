@@ -193,16 +193,18 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
 /// The read half of an accepted stream: the stream itself (see [`Stream::into_split`]).
 pub(crate) type StreamReadHalf = Stream;
 
-/// [`recv_now`] on the read half of a split stream, into `buffer`'s spare room (zeroed
-/// first here: the socket's `read` takes an initialised slice), marked as filled.
+/// [`recv_now`] on the read half of a split stream, into `buffer`'s spare room (some room made
+/// if it has none, as on Unix), marked as filled. The room is zeroed first here: the socket's
+/// `read` takes an initialised slice.
 pub(crate) fn recv_now_on_half(
     half: &StreamReadHalf,
     buffer: &mut bytes::BytesMut,
 ) -> io::Result<usize> {
-    /// The most one read takes: what a connection's look took on every platform.
-    const MOST: usize = 4 * 1024;
     let filled = buffer.len();
-    buffer.resize(filled + MOST, 0);
+    if buffer.capacity() == filled {
+        buffer.reserve(64);
+    }
+    buffer.resize(buffer.capacity(), 0);
     let read = recv_now(half, &mut buffer[filled..]);
     buffer.truncate(filled + *read.as_ref().unwrap_or(&0));
     read
