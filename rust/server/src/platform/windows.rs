@@ -194,17 +194,20 @@ pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> 
 pub(crate) type StreamReadHalf = Stream;
 
 /// [`recv_now`] on the read half of a split stream, into `buffer`'s spare room (some room made
-/// if it has none, as on Unix), marked as filled. The room is zeroed first here: the socket's
-/// `read` takes an initialised slice.
+/// if it has none, as on Unix), marked as filled. What it reads into is zeroed first here (the
+/// socket's `read` takes an initialised slice), so it reads at most 4 KiB at a time.
 pub(crate) fn recv_now_on_half(
     half: &StreamReadHalf,
     buffer: &mut bytes::BytesMut,
 ) -> io::Result<usize> {
+    /// The most one read zeroes and takes.
+    const MOST_ZEROED: usize = 4 * 1024;
     let filled = buffer.len();
     if buffer.capacity() == filled {
         buffer.reserve(64);
     }
-    buffer.resize(buffer.capacity(), 0);
+    let room = (buffer.capacity() - filled).min(MOST_ZEROED);
+    buffer.resize(filled + room, 0);
     let read = recv_now(half, &mut buffer[filled..]);
     buffer.truncate(filled + *read.as_ref().unwrap_or(&0));
     read
