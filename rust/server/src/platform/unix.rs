@@ -69,18 +69,9 @@ pub fn connect_blocking(path: &Path) -> io::Result<BlockingStream> {
 /// peer has hung up, `WouldBlock` when nothing waits. It asks the socket itself, not tokio,
 /// whose readiness may not have caught up with a hang-up that happened a moment ago.
 pub(crate) fn recv_now(stream: &Stream, buffer: &mut [u8]) -> io::Result<usize> {
-    recv_fd_now(stream.as_fd(), buffer)
-}
-
-/// [`recv_now`] on a socket's descriptor.
-fn recv_fd_now(socket: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match rustix::net::recv(socket, &mut *buffer, rustix::net::RecvFlags::DONTWAIT) {
-            Ok((read, _)) => return Ok(read),
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(errno) => return Err(errno.into()),
-        }
-    }
+    // A slice is a buffer whose room is the whole slice.
+    let mut room = buffer;
+    recv_fd_into(stream.as_fd(), &mut room).map_err(io::Error::from)
 }
 
 /// What is already waiting on the read half of a split stream, read without blocking into
